@@ -1,0 +1,40 @@
+"""Thin adapters between the referee and its hardware.
+
+Nothing here knows the game: buttons and LEDs are opaque names, the display
+takes 1-bit images.  Hardware libraries (gpiozero, luma) are imported inside
+the functions that use them, so importing this package works on any machine.
+"""
+
+from .buttons import (
+    ENCODER_CCW,
+    ENCODER_CW,
+    HOLD,
+    PRESS,
+    ButtonBank,
+    ButtonEvent,
+    EventKind,
+    Pin,
+)
+from .display import CONTROLLERS, LumaDevice, PageDiffDisplay, open_oled
+from .errors import DisplayError, DriverConfigError, DriverError, PinError
+from .indicators import Indicators
+
+__all__ = [
+    "CONTROLLERS",
+    "ENCODER_CCW",
+    "ENCODER_CW",
+    "HOLD",
+    "PRESS",
+    "ButtonBank",
+    "ButtonEvent",
+    "DisplayError",
+    "DriverConfigError",
+    "DriverError",
+    "EventKind",
+    "Indicators",
+    "LumaDevice",
+    "PageDiffDisplay",
+    "Pin",
+    "PinError",
+    "open_oled",
+]

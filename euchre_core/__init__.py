@@ -1,0 +1,31 @@
+"""The Euchre rules engine and game log: standard library only.
+
+>>> from euchre_core import Card, Suit, effective_suit
+>>> effective_suit(Card.from_str("JD"), Suit.HEARTS)
+Suit.from_str('H')
+"""
+
+from .cards import (
+    DECK,
+    SEATS,
+    Card,
+    Rank,
+    Seat,
+    Suit,
+    Team,
+    card_power,
+    effective_suit,
+    is_left_bower,
+    trick_winner,
+)
+from .events import Event, LogSyntaxError, parse_event
+from .game import DEFAULT_NAMES, Game, HandResult, IllegalEntry, Phase
+from .log import LogError, Replay, checksum, replay, write_log
+from .rules import RULE_KEYS, Rules, RulesError
+
+__all__ = [
+    "DECK", "SEATS", "Card", "Rank", "Seat", "Suit", "Team", "card_power", "effective_suit",
+    "is_left_bower", "trick_winner", "Event", "LogSyntaxError", "parse_event",
+    "DEFAULT_NAMES", "Game", "HandResult", "IllegalEntry", "Phase", "LogError", "Replay",
+    "checksum", "replay", "write_log", "RULE_KEYS", "Rules", "RulesError",
+]

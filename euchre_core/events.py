@@ -1,0 +1,496 @@
+"""Table events: one per log line, each with a parse/format pair.
+
+``parse_event("play W AS")`` gives ``Play(Seat.W, Card.from_str("AS"))`` and
+``event.line()`` gives the canonical text back.  Check lines (``score``,
+``winner``) and ``undo`` are events too, though they add no entry to a game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from .cards import CARD_BY_TEXT, SEATS, Card, Seat, Suit, Team, format_cards
+from .rules import Rules, RulesError
+
+
+class LogSyntaxError(ValueError):
+    """A line that is not any event of the log format; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every log event."""
+
+    def line(self) -> str:  # pragma: no cover - every subclass overrides
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Players(Event):
+    """``players N=Ragnar E=Sigríður``: names for some or all seats."""
+
+    names: tuple[tuple[Seat, str], ...]
+
+    def line(self) -> str:
+        return "players " + " ".join(f"{seat}={quote(name)}" for seat, name in self.names)
+
+
+@dataclass(frozen=True, slots=True)
+class SetRules(Event):
+    """``rules target=11 ...``: the house rules for the games that follow."""
+
+    rules: Rules
+
+    def line(self) -> str:
+        return " ".join(["rules", *self.rules.to_tokens()])
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame(Event):
+    """``game dealer=W``: a new game, W dealing the first hand."""
+
+    dealer: Seat
+
+    def line(self) -> str:
+        return f"game dealer={self.dealer}"
+
+
+@dataclass(frozen=True, slots=True)
+class Deal(Event):
+    """``deal N=... E=... S=... W=...``: each seat's five cards, seats N E S W."""
+
+    hands: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+
+    def line(self) -> str:
+        return "deal " + " ".join(
+            f"{seat}={format_cards(hand)}" for seat, hand in zip(SEATS, self.hands)
+        )
+
+    def hand_of(self, seat: Seat) -> tuple[Card, ...]:
+        return self.hands[SEATS.index(seat)]
+
+
+@dataclass(frozen=True, slots=True)
+class Upcard(Event):
+    """``upcard JH`` (or just its suit, ``upcard H``)."""
+
+    suit: Suit
+    card: Card | None = None
+
+    def line(self) -> str:
+        return f"upcard {self.card if self.card is not None else self.suit}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pass(Event):
+    """``pass E``: E passes in the bidding."""
+
+    seat: Seat
+
+    def line(self) -> str:
+        return f"pass {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Order(Event):
+    """``order S [alone]``: round 1, S orders up; trump is the upcard's suit."""
+
+    seat: Seat
+    alone: bool = False
+
+    def line(self) -> str:
+        return f"order {self.seat}" + (" alone" if self.alone else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Event):
+    """``call N C [alone]``: round 2, N names clubs."""
+
+    seat: Seat
+    suit: Suit
+    alone: bool = False
+
+    def line(self) -> str:
+        return f"call {self.seat} {self.suit}" + (" alone" if self.alone else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Make(Event):
+    """``make N C [alone]``: N makes clubs trump, round not recorded."""
+
+    seat: Seat
+    suit: Suit
+    alone: bool = False
+
+    def line(self) -> str:
+        return f"make {self.seat} {self.suit}" + (" alone" if self.alone else "")
+
+
+Bid = Order | Call | Make
+
+
+@dataclass(frozen=True, slots=True)
+class Defend(Event):
+    """``defend W``: W defends alone against a lone maker (house rule)."""
+
+    seat: Seat
+
+    def line(self) -> str:
+        return f"defend {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Event):
+    """``discard 9C``: the dealer's discard after picking up the upcard."""
+
+    card: Card
+
+    def line(self) -> str:
+        return f"discard {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Play(Event):
+    """``play W AS``: W plays the ace of spades."""
+
+    seat: Seat
+    card: Card
+
+    def line(self) -> str:
+        return f"play {self.seat} {self.card}"
+
+
+@dataclass(frozen=True, slots=True)
+class Trick(Event):
+    """``trick N``: N won the trick (a check, after a trick's plays)."""
+
+    seat: Seat
+
+    def line(self) -> str:
+        return f"trick {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Tricks(Event):
+    """``tricks 4``: the makers took 4 tricks in all (claims the rest of the hand)."""
+
+    count: int
+
+    def line(self) -> str:
+        return f"tricks {self.count}"
+
+
+@dataclass(frozen=True, slots=True)
+class Renege(Event):
+    """``renege E``: a renege caught against E; the hand ends with the penalty."""
+
+    seat: Seat
+
+    def line(self) -> str:
+        return f"renege {self.seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Event):
+    """``undo``: revokes the entry before it."""
+
+    def line(self) -> str:
+        return "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreCheck(Event):
+    """``score NS=3 EW=5``: the score must be exactly this."""
+
+    ns: int
+    ew: int
+
+    def line(self) -> str:
+        return f"score NS={self.ns} EW={self.ew}"
+
+
+@dataclass(frozen=True, slots=True)
+class WinnerCheck(Event):
+    """``winner NS``: the game must be over, won by NS."""
+
+    team: Team
+
+    def line(self) -> str:
+        return f"winner {self.team}"
+
+
+Entry = (
+    Players | SetRules | NewGame | Deal | Upcard | Pass | Order | Call | Make | Defend
+    | Discard | Play | Trick | Tricks | Renege
+)
+"""An event that becomes part of a game's state (everything but undo and checks)."""
+
+
+# --- parsing ---------------------------------------------------------------
+
+
+def quote(name: str) -> str:
+    """A player name as the log writes it: quoted when it has spaces or quotes."""
+    if name and not any(c.isspace() or c in '"#=\\*' for c in name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def split_line(text: str) -> list[str]:
+    """Split a line (comment and checksum already removed) into tokens,
+    honouring double quotes with backslash escapes inside them."""
+    if '"' not in text:
+        return text.split()
+    tokens: list[str] = []
+    current: list[str] = []
+    in_token = in_quotes = False
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if in_quotes:
+            if char == "\\" and index + 1 < len(text):
+                index += 1
+                current.append(text[index])
+            elif char == '"':
+                in_quotes = False
+            else:
+                current.append(char)
+        elif char == '"':
+            in_quotes = in_token = True
+        elif char.isspace():
+            if in_token:
+                tokens.append("".join(current))
+                current, in_token = [], False
+        else:
+            current.append(char)
+            in_token = True
+        index += 1
+    if in_quotes:
+        raise LogSyntaxError("a quoted name is not closed")
+    if in_token:
+        tokens.append("".join(current))
+    return tokens
+
+
+def _seat(token: str) -> Seat:
+    try:
+        return Seat.from_str(token)
+    except ValueError as error:
+        raise LogSyntaxError(str(error)) from None
+
+
+def _card(token: str) -> Card:
+    card = CARD_BY_TEXT.get(token)
+    if card is None:
+        raise LogSyntaxError(f"not a card: {token!r} (rank 9 T J Q K A, then suit S H D C)")
+    return card
+
+
+def _suit(token: str) -> Suit:
+    try:
+        return Suit.from_str(token)
+    except ValueError as error:
+        raise LogSyntaxError(str(error)) from None
+
+
+def _alone(keyword: str, args: list[str], fixed: int) -> bool:
+    if len(args) == fixed:
+        return False
+    if len(args) == fixed + 1 and args[fixed] == "alone":
+        return True
+    raise LogSyntaxError(_usage(keyword))
+
+
+_USAGE: Final = {
+    "players": "players N=NAME E=NAME S=NAME W=NAME",
+    "rules": "rules KEY=VALUE ...",
+    "game": "game dealer=SEAT",
+    "deal": "deal N=C,C,C,C,C E=... S=... W=...",
+    "upcard": "upcard CARD (or SUIT)",
+    "pass": "pass SEAT",
+    "order": "order SEAT [alone]",
+    "call": "call SEAT SUIT [alone]",
+    "make": "make SEAT SUIT [alone]",
+    "defend": "defend SEAT",
+    "discard": "discard CARD",
+    "play": "play SEAT CARD",
+    "trick": "trick SEAT",
+    "tricks": "tricks N (the makers' total, 0 to 5)",
+    "renege": "renege SEAT",
+    "undo": "undo",
+    "score": "score NS=N EW=N",
+    "winner": "winner NS|EW",
+}
+
+
+def _usage(keyword: str) -> str:
+    return f"{keyword}: expected '{_USAGE[keyword]}'"
+
+
+def _one_seat(keyword: str, args: list[str]) -> Seat:
+    if len(args) != 1:
+        raise LogSyntaxError(_usage(keyword))
+    return _seat(args[0])
+
+
+def _parse_players(args: list[str]) -> Players:
+    if not args:
+        raise LogSyntaxError(_usage("players"))
+    names: dict[Seat, str] = {}
+    for token in args:
+        key, sep, name = token.partition("=")
+        if not sep:
+            raise LogSyntaxError(_usage("players"))
+        seat = _seat(key)
+        if seat in names:
+            raise LogSyntaxError(f"players: seat {seat} named twice")
+        if not name.strip() or len(name) > 40 or not name.isprintable():
+            raise LogSyntaxError(f"players: {seat}'s name must be 1 to 40 printable characters")
+        names[seat] = name
+    return Players(tuple(names.items()))
+
+
+def _parse_rules(args: list[str]) -> SetRules:
+    try:
+        return SetRules(Rules.from_tokens(args))
+    except RulesError as error:
+        raise LogSyntaxError(str(error)) from None
+
+
+def _parse_game(args: list[str]) -> NewGame:
+    if len(args) != 1 or not args[0].startswith("dealer="):
+        raise LogSyntaxError(_usage("game"))
+    return NewGame(_seat(args[0][7:]))
+
+
+def _parse_deal(args: list[str]) -> Deal:
+    hands: dict[Seat, tuple[Card, ...]] = {}
+    for token in args:
+        key, sep, cards_text = token.partition("=")
+        if not sep:
+            raise LogSyntaxError(_usage("deal"))
+        seat = _seat(key)
+        if seat in hands:
+            raise LogSyntaxError(f"deal: seat {seat} dealt twice")
+        try:
+            cards = tuple(map(CARD_BY_TEXT.__getitem__, cards_text.split(",")))
+        except KeyError:
+            cards = tuple(_card(text) for text in cards_text.split(","))
+        if len(cards) != 5:
+            raise LogSyntaxError(f"deal: {seat} must get 5 cards, not {len(cards)}")
+        hands[seat] = cards
+    if len(hands) != 4:
+        missing = " ".join(str(seat) for seat in SEATS if seat not in hands)
+        raise LogSyntaxError(f"deal: every seat gets 5 cards; missing {missing}")
+    everything = [*hands[Seat.N], *hands[Seat.E], *hands[Seat.S], *hands[Seat.W]]
+    if len(set(everything)) != 20:
+        twice = next(card for card in everything if everything.count(card) > 1)
+        raise LogSyntaxError(f"deal: {twice} is dealt twice")
+    return Deal((hands[Seat.N], hands[Seat.E], hands[Seat.S], hands[Seat.W]))
+
+
+def _parse_upcard(args: list[str]) -> Upcard:
+    if len(args) != 1:
+        raise LogSyntaxError(_usage("upcard"))
+    card = CARD_BY_TEXT.get(args[0])
+    if card is not None:
+        return Upcard(card.suit, card)
+    return Upcard(_suit(args[0]))
+
+
+def _parse_order(args: list[str]) -> Order:
+    alone = _alone("order", args, 1)
+    return Order(_seat(args[0]), alone)
+
+
+def _parse_call(args: list[str]) -> Call:
+    alone = _alone("call", args, 2)
+    return Call(_seat(args[0]), _suit(args[1]), alone)
+
+
+def _parse_make(args: list[str]) -> Make:
+    alone = _alone("make", args, 2)
+    return Make(_seat(args[0]), _suit(args[1]), alone)
+
+
+def _parse_discard(args: list[str]) -> Discard:
+    if len(args) != 1:
+        raise LogSyntaxError(_usage("discard"))
+    return Discard(_card(args[0]))
+
+
+def _parse_play(args: list[str]) -> Play:
+    if len(args) != 2:
+        raise LogSyntaxError(_usage("play"))
+    return Play(_seat(args[0]), _card(args[1]))
+
+
+def _parse_tricks(args: list[str]) -> Tricks:
+    if len(args) != 1 or args[0] not in ("0", "1", "2", "3", "4", "5"):
+        raise LogSyntaxError(_usage("tricks"))
+    return Tricks(int(args[0]))
+
+
+def _parse_undo(args: list[str]) -> Undo:
+    if args:
+        raise LogSyntaxError(_usage("undo"))
+    return Undo()
+
+
+def _parse_score(args: list[str]) -> ScoreCheck:
+    points: dict[str, int] = {}
+    for token in args:
+        key, sep, value = token.partition("=")
+        if not sep or key not in ("NS", "EW") or key in points or not value.isdigit():
+            raise LogSyntaxError(_usage("score"))
+        points[key] = int(value)
+    if len(points) != 2:
+        raise LogSyntaxError(_usage("score"))
+    return ScoreCheck(points["NS"], points["EW"])
+
+
+def _parse_winner(args: list[str]) -> WinnerCheck:
+    if len(args) != 1 or args[0] not in ("NS", "EW"):
+        raise LogSyntaxError(_usage("winner"))
+    return WinnerCheck(Team(args[0]))
+
+
+_PARSERS: Final = {
+    "players": _parse_players,
+    "rules": _parse_rules,
+    "game": _parse_game,
+    "deal": _parse_deal,
+    "upcard": _parse_upcard,
+    "pass": lambda args: Pass(_one_seat("pass", args)),
+    "order": _parse_order,
+    "call": _parse_call,
+    "make": _parse_make,
+    "defend": lambda args: Defend(_one_seat("defend", args)),
+    "discard": _parse_discard,
+    "play": _parse_play,
+    "trick": lambda args: Trick(_one_seat("trick", args)),
+    "tricks": _parse_tricks,
+    "renege": lambda args: Renege(_one_seat("renege", args)),
+    "undo": _parse_undo,
+    "score": _parse_score,
+    "winner": _parse_winner,
+}
+KEYWORDS: Final[tuple[str, ...]] = tuple(_PARSERS)
+
+
+def parse_tokens(tokens: list[str]) -> Event:
+    """The event a line's tokens spell; raises LogSyntaxError naming the problem."""
+    parser = _PARSERS.get(tokens[0])
+    if parser is None:
+        raise LogSyntaxError(f"unknown event {tokens[0]!r}")
+    event: Event = parser(tokens[1:])
+    return event
+
+
+def parse_event(text: str) -> Event:
+    """Parse one event line (no comment, no checksum)."""
+    tokens = split_line(text)
+    if not tokens:
+        raise LogSyntaxError("empty line")
+    return parse_tokens(tokens)

@@ -1,0 +1,759 @@
+"""The game as events: its state is the fold of its entries.
+
+``Game.push(entry)`` checks an entry against the rules and applies it, or
+raises :class:`IllegalEntry` naming the rule and changes nothing.
+``Game.undo()`` removes the last entry.  ``Game.legal_entries()`` lists what
+may come next; the device and the serial link offer exactly those.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .cards import DECK, SEATS, SUIT_OF, Card, Seat, Suit, Team, is_left_bower, trick_winner
+from .events import (
+    Call,
+    Deal,
+    Defend,
+    Discard,
+    Entry,
+    Make,
+    NewGame,
+    Order,
+    Pass,
+    Play,
+    Players,
+    Renege,
+    ScoreCheck,
+    SetRules,
+    Trick,
+    Tricks,
+    Upcard,
+    WinnerCheck,
+)
+from .rules import Rules
+
+DEFAULT_NAMES: Final[dict[Seat, str]] = {
+    Seat.N: "Ragnar",
+    Seat.E: "Sigríður",
+    Seat.S: "South",
+    Seat.W: "Anna",
+}
+
+
+class IllegalEntry(ValueError):
+    """An entry the rules forbid.  ``str(error)`` is the reason, in words."""
+
+
+class Phase(enum.Enum):
+    SETUP = "setup"
+    """No game yet: house rules, names and the first dealer."""
+    IN_GAME = "in game"
+    GAME_OVER = "game over"
+    """A side has won: only a new game (or undo) is taken."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How one hand ended and who scored."""
+
+    number: int
+    dealer: Seat
+    how: str
+    """``"made"``, ``"march"``, ``"euchred"``, ``"renege"`` or ``"thrown in"``."""
+    team: Team | None
+    points: int
+    maker: Seat | None = None
+    trump: Suit | None = None
+    alone: bool = False
+    lone_defender: Seat | None = None
+    maker_tricks: int | None = None
+    reneger: Seat | None = None
+
+
+class Hand:
+    """The state of the hand being played (mutable; owned by :class:`Game`)."""
+
+    __slots__ = (
+        "number", "dealer", "start", "call_index", "cards", "upcard_suit", "upcard_card", "passes",
+        "maker", "trump", "alone", "round", "lone_defender", "sitting_out",
+        "discard_pending", "discarded", "tricks", "trick", "leader", "played",
+        "showed_out", "by_winner", "card_level", "suit_of", "next_seat",
+    )
+
+    def __init__(self, number: int, dealer: Seat, start: int) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.start = start
+        """Index in ``Game.entries`` of the hand's first entry."""
+        self.call_index = -1
+        """Index in ``Game.entries`` just after the call."""
+        self.cards: dict[Seat, list[Card]] | None = None
+        self.upcard_suit: Suit | None = None
+        self.upcard_card: Card | None = None
+        self.passes = 0
+        self.maker: Seat | None = None
+        self.trump: Suit | None = None
+        self.alone = False
+        self.round: int | None = None
+        self.lone_defender: Seat | None = None
+        self.sitting_out: tuple[Seat, ...] = ()
+        self.discard_pending = False
+        self.discarded: Card | None = None
+        self.tricks: list[Seat] = []
+        self.trick: list[tuple[Seat, Card]] = []
+        self.leader = dealer.left
+        self.played: dict[Card, tuple[int, Seat]] = {}
+        self.showed_out: dict[tuple[Seat, Suit], int] = {}
+        self.by_winner = False
+        self.card_level = False
+        """True once the hand has a deal or a play: tricks come from the plays."""
+        self.suit_of: dict[Card, Suit] = {}
+        """Each card's effective suit once trump is made (``SUIT_OF[trump]``)."""
+        self.next_seat: dict[Seat, Seat] = {seat: seat.left for seat in SEATS}
+        """The next seat clockwise that takes part in the hand."""
+
+    def set_sitting_out(self, seats: tuple[Seat, ...]) -> None:
+        self.sitting_out = seats
+        self.next_seat = {seat: self.next_active(seat) for seat in SEATS}
+
+    def tricks_of(self, team: Team) -> int:
+        return sum(1 for seat in self.tricks if seat.team is team)
+
+    @property
+    def bid_turn(self) -> Seat:
+        """Whose turn it is to bid when passes are recorded."""
+        seat = self.dealer.left
+        for _ in range(self.passes % 4):
+            seat = seat.left
+        return seat
+
+    def next_active(self, seat: Seat) -> Seat:
+        seat = seat.left
+        while seat in self.sitting_out:
+            seat = seat.left
+        return seat
+
+    @property
+    def to_play(self) -> Seat:
+        """Who plays the next card of the current trick."""
+        trick = self.trick
+        return self.next_seat[trick[-1][0]] if trick else self.leader
+
+
+@dataclass
+class Game:
+    """A table's session: setup, then games one after another.
+
+    ``rules`` and ``names`` are the starting setup; ``players`` and ``rules``
+    entries change them.  ``entries`` is everything pushed and not undone.
+    """
+
+    rules: Rules = field(default_factory=Rules)
+    names: dict[Seat, str] = field(default_factory=lambda: dict(DEFAULT_NAMES))
+    entries: list[Entry] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self._start = (self.rules, dict(self.names))
+        self._reset()
+
+    def _reset(self) -> None:
+        self.rules, names = self._start
+        self.names = dict(names)
+        self.entries = []
+        self.phase = Phase.SETUP
+        self.game_number = 0
+        self.score: dict[Team, int] = {Team.NS: 0, Team.EW: 0}
+        self.results: list[HandResult] = []
+        self.winner: Team | None = None
+        self.hand = Hand(1, Seat.N, 0)
+        self.pending_trick: Seat | None = None
+
+    # --- the public surface ------------------------------------------------
+
+    def push(self, entry: Entry) -> None:
+        """Apply ``entry``, or raise IllegalEntry (the game is left unchanged)."""
+        if self.phase is Phase.IN_GAME and self.pending_trick is None:
+            reason = _HANDLERS[type(entry)](self, entry, True)  # the common case, fast
+        else:
+            reason = self._handle(entry, True)
+        if reason is not None:
+            raise IllegalEntry(reason)
+
+    def check(self, entry: Entry) -> str | None:
+        """Why ``entry`` may not come next, or None when it may."""
+        return self._handle(entry, False)
+
+    @staticmethod
+    def handler_for(event: object) -> Callable[[Game, Any, bool], str | None] | None:
+        """The handler :meth:`push` uses for an entry while a game is under way
+        and no trick check is pending (None for undo and check lines)."""
+        return _HANDLERS.get(type(event))
+
+    def _handle(self, entry: Entry, apply: bool) -> str | None:
+        kind = type(entry)
+        if kind is Trick and self.pending_trick is not None:
+            return self._trick_result(entry, apply)  # type: ignore[arg-type]
+        if self.phase is not Phase.IN_GAME and kind not in _SETUP_KINDS:
+            if self.phase is Phase.SETUP:
+                return "no game yet: start one with the first dealer (game dealer=SEAT)"
+            return self._game_over_text() + ": start a new game or undo"
+        return _HANDLERS[kind](self, entry, apply)
+
+    def undo(self) -> Entry:
+        """Remove the last entry and return it; raises IllegalEntry if none."""
+        if not self.entries:
+            raise IllegalEntry("nothing to undo: this is the start")
+        kept = self.entries[:-1]
+        removed = self.entries[-1]
+        self._reset()
+        for entry in kept:
+            self._handle(entry, True)
+        return removed
+
+    def verify(self, check: ScoreCheck | WinnerCheck) -> None:
+        """Check a ``score``/``winner`` line against the state; raises IllegalEntry."""
+        ns, ew = self.score[Team.NS], self.score[Team.EW]
+        if isinstance(check, ScoreCheck):
+            if (check.ns, check.ew) != (ns, ew):
+                raise IllegalEntry(
+                    f"score check: the score is NS {ns}, EW {ew}, not NS {check.ns}, EW {check.ew}"
+                )
+        elif self.winner is None:
+            raise IllegalEntry(f"winner check: no side has won yet (NS {ns}, EW {ew})")
+        elif self.winner is not check.team:
+            raise IllegalEntry(f"winner check: {self.winner} won, not {check.team}")
+
+    def legal_entries(self) -> list[Entry]:
+        """Every entry that may come next, except ``players``/``rules``/``deal``
+        lines (free text); each one is accepted by :meth:`push`."""
+        return [entry for entry in self._candidates() if self.check(entry) is None]
+
+    @property
+    def hands_played(self) -> int:
+        """Hands finished in the current game (thrown-in hands included)."""
+        return len(self.results)
+
+    @property
+    def dealer(self) -> Seat | None:
+        """Who deals the hand in progress (or next); None when no game is on."""
+        return self.hand.dealer if self.phase is Phase.IN_GAME else None
+
+    @property
+    def leader(self) -> Seat | None:
+        """Who leads the current trick (before the call: left of the dealer)."""
+        return self.hand.leader if self.phase is Phase.IN_GAME else None
+
+    def name(self, seat: Seat) -> str:
+        return self.names[seat]
+
+    def is_sitting_out(self, seat: Seat) -> bool:
+        return seat in self.hand.sitting_out
+
+    @property
+    def expected(self) -> str:
+        """What entry the table owes next, in words."""
+        kind = self.expected_kind
+        hand = self.hand
+        if kind == "game":
+            if self.phase is Phase.GAME_OVER:
+                return self._game_over_text() + ": new game?"
+            return "new game: who deals first?"
+        if kind == "upcard":
+            return "the upcard (this hand was dealt)"
+        if kind == "bid":
+            if hand.passes:
+                return f"{self.name(hand.bid_turn)} to bid, round {1 if hand.passes < 4 else 2}"
+            return "the call: who made trump, which suit, alone?"
+        if kind == "discard":
+            return f"{self.name(hand.dealer)} (dealer) to discard"
+        if kind == "play":
+            return f"{self.name(hand.to_play)} to play to trick {len(hand.tricks) + 1}"
+        return f"who won trick {len(hand.tricks) + 1}?"
+
+    @property
+    def expected_kind(self) -> str:
+        """``game``, ``upcard``, ``bid``, ``discard``, ``play`` or ``trick``."""
+        hand = self.hand
+        if self.phase is not Phase.IN_GAME:
+            return "game"
+        if hand.maker is None:
+            if hand.cards is not None and hand.upcard_card is None:
+                return "upcard"
+            return "bid"
+        if hand.discard_pending:
+            return "discard"
+        if hand.card_level:
+            return "play"
+        return "trick"
+
+    # --- helpers ------------------------------------------------------------
+
+    def _game_over_text(self) -> str:
+        assert self.winner is not None
+        other = self.winner.other
+        return f"game over: {self.winner} won {self.score[self.winner]}-{self.score[other]}"
+
+    def _sits_out(self, seat: Seat) -> str:
+        hand = self.hand
+        if hand.lone_defender is not None and seat is hand.lone_defender.partner:
+            return f"{self.name(seat)} sits out: {self.name(hand.lone_defender)} defends alone"
+        assert hand.maker is not None
+        return f"{self.name(seat)} sits out: {self.name(hand.maker)} went alone"
+
+    def _candidates(self) -> Iterable[Entry]:
+        hand = self.hand
+        if self.pending_trick is not None:
+            yield Trick(self.pending_trick)
+        if self.phase is not Phase.IN_GAME:
+            yield from (NewGame(seat) for seat in SEATS)
+            return
+        if hand.maker is None:
+            if hand.cards is None:
+                yield from (Upcard(suit) for suit in Suit)
+            else:
+                yield from (Upcard(card.suit, card) for card in DECK)
+            for seat in SEATS:
+                yield Pass(seat)
+                for alone in (False, True):
+                    yield Order(seat, alone)
+                    for suit in Suit:
+                        yield Call(seat, suit, alone)
+                        yield Make(seat, suit, alone)
+            return
+        yield from (Defend(seat) for seat in SEATS)
+        yield from (Discard(card) for card in DECK)
+        to_play = hand.to_play
+        yield from (Play(to_play, card) for card in DECK)
+        yield from (Trick(seat) for seat in SEATS)
+        yield from (Tricks(count) for count in range(6))
+        yield from (Renege(seat) for seat in SEATS)
+
+    # --- applying ------------------------------------------------------------
+
+    def _record(self, entry: Entry) -> None:
+        """Called by each handler once its checks passed, before it changes state."""
+        self.entries.append(entry)
+        self.pending_trick = None
+
+    def _end_hand(
+        self, how: str, maker_tricks: int | None = None, reneger: Seat | None = None
+    ) -> None:
+        hand = self.hand
+        team: Team | None = None
+        points = 0
+        rules = self.rules
+        if reneger is not None:
+            team = reneger.team.other
+            against_loner = hand.alone and hand.maker is not None and (
+                reneger.team is not hand.maker.team
+            )
+            points = rules.renege_vs_loner if against_loner else rules.renege_penalty
+        elif maker_tricks is not None:
+            assert hand.maker is not None
+            makers = hand.maker.team
+            if maker_tricks >= 3:
+                team = makers
+                if maker_tricks < 5:
+                    points = 1
+                else:
+                    how, points = "march", 4 if hand.alone else 2
+            else:
+                team, how = makers.other, "euchred"
+                points = rules.defenders_sweep if maker_tricks == 0 else 2
+                if hand.lone_defender is not None:
+                    points = max(points, rules.lone_defender_euchre)
+        self.results.append(
+            HandResult(
+                hand.number, hand.dealer, how, team, points, hand.maker, hand.trump,
+                hand.alone, hand.lone_defender, maker_tricks, reneger,
+            )
+        )
+        if team is not None:
+            self.score[team] += points
+            mine, theirs = self.score[team], self.score[team.other]
+            if mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2):
+                self.winner = team
+                self.phase = Phase.GAME_OVER
+                return
+        self.hand = Hand(hand.number + 1, hand.dealer.left, len(self.entries))
+
+    def _set_first_leader(self) -> None:
+        hand = self.hand
+        assert hand.maker is not None
+        lone = hand.alone or hand.lone_defender is not None
+        start = hand.maker if lone and self.rules.lone_lead == "maker-left" else hand.dealer
+        hand.leader = hand.next_active(start)
+
+    # --- one handler per entry kind: checks, then (when applying) changes ---
+    # Each returns the reason the entry is refused, or None.  With apply=False
+    # it only checks; with apply=True it records the entry and changes state.
+
+    def _players(self, entry: Players, apply: bool) -> str | None:
+        if apply:
+            self._record(entry)
+            self.names.update(entry.names)
+        return None
+
+    def _set_rules(self, entry: SetRules, apply: bool) -> str | None:
+        if self.phase is Phase.IN_GAME:
+            return "house rules change only between games"
+        if apply:
+            self._record(entry)
+            self.rules = entry.rules
+        return None
+
+    def _new_game(self, entry: NewGame, apply: bool) -> str | None:
+        if self.phase is Phase.IN_GAME:
+            return f"a game is in progress (hand {self.hand.number}): finish it or undo"
+        if apply:
+            self._record(entry)
+            self.phase = Phase.IN_GAME
+            self.game_number += 1
+            self.score = {Team.NS: 0, Team.EW: 0}
+            self.results = []
+            self.winner = None
+            self.hand = Hand(1, entry.dealer, len(self.entries))
+        return None
+
+    def _deal(self, entry: Deal, apply: bool) -> str | None:
+        hand = self.hand
+        if len(self.entries) != hand.start:
+            return "deal must be the first line of a hand"
+        if apply:
+            self._record(entry)
+            hand.cards = {seat: list(cards) for seat, cards in zip(SEATS, entry.hands)}
+            hand.card_level = True
+        return None
+
+    def _upcard(self, entry: Upcard, apply: bool) -> str | None:
+        hand = self.hand
+        if hand.upcard_suit is not None:
+            shown = hand.upcard_card or hand.upcard_suit.word
+            return f"the upcard is already entered ({shown})"
+        if hand.maker is not None or hand.passes:
+            return "the upcard comes before the bidding"
+        if hand.cards is not None:
+            if entry.card is None:
+                return "this hand was dealt: enter the upcard card, not just its suit"
+            for seat, cards in hand.cards.items():
+                if entry.card in cards:
+                    return f"{entry.card} was dealt to {self.name(seat)}: it cannot be the upcard"
+        if apply:
+            self._record(entry)
+            hand.upcard_suit = entry.suit
+            hand.upcard_card = entry.card
+        return None
+
+    def _bidding_closed(self) -> str | None:
+        hand = self.hand
+        if hand.maker is not None:
+            assert hand.trump is not None
+            return f"trump is already made: {self.name(hand.maker)} made {hand.trump.word}"
+        if hand.cards is not None and hand.upcard_card is None:
+            return "this hand was dealt: enter its upcard first"
+        return None
+
+    def _pass(self, entry: Pass, apply: bool) -> str | None:
+        reason = self._bidding_closed()
+        if reason is not None:
+            return reason
+        hand = self.hand
+        turn = hand.bid_turn
+        if entry.seat is not turn:
+            return f"it is {self.name(turn)}'s turn to bid, not {self.name(entry.seat)}'s"
+        if hand.passes == 7 and self.rules.stick_the_dealer:
+            return f"stick the dealer: {self.name(hand.dealer)} must name a suit"
+        if apply:
+            self._record(entry)
+            hand.passes += 1
+            if hand.passes == 8:
+                self._end_hand("thrown in")
+        return None
+
+    def _bid(self, entry: Order | Call | Make, apply: bool) -> str | None:
+        reason = self._bidding_closed()
+        if reason is not None:
+            return reason
+        hand = self.hand
+        upcard = hand.upcard_suit
+        bid_round: int | None
+        if isinstance(entry, Order):
+            if upcard is None:
+                return "order up needs the upcard: enter it first, or use make"
+            suit, bid_round = upcard, 1
+        elif isinstance(entry, Call):
+            suit, bid_round = entry.suit, 2
+        else:
+            suit = entry.suit
+            bid_round = None if upcard is None else (1 if suit is upcard else 2)
+        if bid_round == 2 and suit is upcard:
+            return f"{suit.word} was turned down: name another suit"
+        if hand.passes:
+            current = 1 if hand.passes < 4 else 2
+            if bid_round == 1 and current == 2:
+                assert upcard is not None
+                return f"{upcard.word} was turned down: name another suit"
+            if bid_round == 2 and current == 1:
+                assert upcard is not None
+                return (
+                    f"round 1: only {upcard.word} (the upcard) can be ordered up; "
+                    f"{self.name(hand.bid_turn)} may order up or pass"
+                )
+            turn = hand.bid_turn
+            if entry.seat is not turn:
+                return f"it is {self.name(turn)}'s turn to bid, not {self.name(entry.seat)}'s"
+            bid_round = current
+        if (
+            self.rules.canadian_loner
+            and bid_round == 1
+            and entry.seat is hand.dealer.partner
+            and not entry.alone
+        ):
+            return (
+                f"Canadian loner: {self.name(entry.seat)} ordered up partner "
+                f"{self.name(hand.dealer)} and must go alone"
+            )
+        if apply:
+            self._record(entry)
+            hand.maker, hand.trump, hand.alone = entry.seat, suit, entry.alone
+            hand.round = bid_round
+            hand.suit_of = SUIT_OF[suit]
+            hand.call_index = len(self.entries)
+            if entry.alone:
+                hand.set_sitting_out((entry.seat.partner,))
+            if hand.cards is not None and bid_round == 1:
+                assert hand.upcard_card is not None
+                hand.cards[hand.dealer].append(hand.upcard_card)
+                hand.discard_pending = True
+            self._set_first_leader()
+        return None
+
+    def _defend(self, entry: Defend, apply: bool) -> str | None:
+        hand = self.hand
+        if hand.maker is None:
+            return "no trump yet: enter the call first"
+        if not self.rules.defend_alone:
+            return "defending alone is not played here (house rule defend-alone=off)"
+        if not hand.alone:
+            return "a defender may go alone only against a lone maker"
+        if hand.lone_defender is not None:
+            return f"{self.name(hand.lone_defender)} already defends alone"
+        if len(self.entries) != hand.call_index:
+            return "defending alone is declared right after the lone call"
+        if entry.seat.team is hand.maker.team:
+            return f"{self.name(entry.seat)} is on the makers' side"
+        if apply:
+            self._record(entry)
+            hand.lone_defender = entry.seat
+            hand.set_sitting_out((*hand.sitting_out, entry.seat.partner))
+            self._set_first_leader()
+        return None
+
+    def _discard(self, entry: Discard, apply: bool) -> str | None:
+        hand = self.hand
+        if hand.maker is None:
+            return "no trump yet: enter the call first"
+        dealer = self.name(hand.dealer)
+        if hand.round == 2:
+            return "the upcard was turned down: nobody discards"
+        if hand.discarded is not None:
+            return f"{dealer} (dealer) already discarded"
+        if hand.tricks or hand.trick:
+            return "too late to discard: play has begun"
+        if hand.cards is not None:
+            if entry.card not in hand.cards[hand.dealer]:
+                return f"{dealer} (dealer) does not hold {entry.card}"
+        elif entry.card in hand.played:
+            return f"{entry.card} was already played"
+        if apply:
+            self._record(entry)
+            hand.discarded = entry.card
+            hand.discard_pending = False
+            if hand.cards is not None:
+                hand.cards[hand.dealer].remove(entry.card)
+        return None
+
+    def _play(self, entry: Play, apply: bool) -> str | None:
+        hand = self.hand
+        if hand.maker is None:
+            return "no trump yet: enter the call first"
+        if hand.by_winner:
+            return "this hand's tricks are entered by winner: plays cannot be mixed in"
+        if hand.discard_pending:
+            return f"{self.name(hand.dealer)} (dealer) must discard first"
+        seat, card = entry.seat, entry.card
+        trick = hand.trick
+        to_play = hand.next_seat[trick[-1][0]] if trick else hand.leader
+        if seat is not to_play:
+            if seat in hand.sitting_out:
+                return self._sits_out(seat)
+            return f"it is {self.name(to_play)}'s turn to play, not {self.name(seat)}'s"
+        suit_of = hand.suit_of
+        cards = hand.cards
+        if cards is not None:
+            held = cards[seat]
+            if card not in held:
+                return f"{self.name(seat)} does not hold {card}"
+            if trick:
+                led = suit_of[trick[0][1]]
+                if suit_of[card] is not led:
+                    follow = [c for c in held if suit_of[c] is led]
+                    if follow:
+                        return self._must_follow(seat, card, led, follow)
+            if not apply:
+                return None
+            self.entries.append(entry)
+            self.pending_trick = None
+            held.remove(card)
+        else:
+            reason = self._play_unseen(seat, card)
+            if reason is not None or not apply:
+                return reason
+            self._record(entry)
+            if trick:
+                led = suit_of[trick[0][1]]
+                if suit_of[card] is not led:
+                    hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
+            hand.played[card] = (len(hand.tricks) + 1, seat)
+        hand.card_level = True
+        trick.append((seat, card))
+        if len(trick) + len(hand.sitting_out) == 4:
+            assert hand.trump is not None
+            winner = trick_winner(trick, hand.trump)
+            hand.tricks.append(winner)
+            hand.trick = []
+            hand.leader = winner
+            if len(hand.tricks) == 5:
+                self._end_hand("made", maker_tricks=self._maker_tricks())
+            self.pending_trick = winner
+        return None
+
+    def _play_unseen(self, seat: Seat, card: Card) -> str | None:
+        """Checks for a play when the hands are unknown: the card is still
+        unseen, and the seat has not shown out of its suit (a renege)."""
+        hand = self.hand
+        if card in hand.played:
+            trick_number, by = hand.played[card]
+            return f"{card} was already played (trick {trick_number}, {self.name(by)})"
+        if card is hand.discarded:
+            return f"{card} was the dealer's discard"
+        if card is hand.upcard_card:
+            if hand.round == 2:
+                return f"{card} was turned down: it is out of play"
+            if hand.round == 1 and seat is not hand.dealer:
+                return f"{card} went to the dealer, {self.name(hand.dealer)}"
+        suit = hand.suit_of[card]
+        showed_out = hand.showed_out.get((seat, suit))
+        if showed_out is not None:
+            return (
+                f"renege: {self.name(seat)} showed out of {suit.word} on trick {showed_out}, "
+                f"then played {card}; enter 'renege {seat}'"
+            )
+        return None
+
+    def _must_follow(self, seat: Seat, card: Card, led: Suit, follow: list[Card]) -> str:
+        trump = self.hand.trump
+        assert trump is not None
+        held = " ".join(str(c) for c in follow)
+        text = f"{self.name(seat)} must follow {led.word} (holds {held})"
+        if is_left_bower(card, trump):
+            text += f"; {card} is the left bower, a {trump.word[:-1]}"
+        elif any(is_left_bower(c, trump) for c in follow):
+            text += f"; the left bower is a {trump.word[:-1]}"
+        return text
+
+    def _trick_in_progress(self) -> str:
+        hand = self.hand
+        return f"trick {len(hand.tricks) + 1} is being played: {self.name(hand.to_play)} to play"
+
+    def _maker_tricks(self) -> int:
+        maker = self.hand.maker
+        assert maker is not None
+        return self.hand.tricks_of(maker.team)
+
+    def _trick_result(self, entry: Trick, apply: bool) -> str | None:
+        """A ``trick`` line right after a trick's plays: a check of its winner."""
+        winner = self.pending_trick
+        assert winner is not None
+        if entry.seat is not winner:
+            return (
+                f"trick check: {self.name(winner)} won that trick (worked out from the plays), "
+                f"not {self.name(entry.seat)}"
+            )
+        if apply:
+            self._record(entry)
+        return None
+
+    def _trick(self, entry: Trick, apply: bool) -> str | None:
+        hand = self.hand
+        if hand.maker is None:
+            return "no trump yet: enter the call first"
+        if hand.trick:
+            return self._trick_in_progress()
+        if hand.card_level:
+            return "this hand is entered card by card: enter plays, or claim with 'tricks N'"
+        if entry.seat in hand.sitting_out:
+            return self._sits_out(entry.seat)
+        if apply:
+            self._record(entry)
+            hand.by_winner = True
+            hand.discard_pending = False
+            hand.tricks.append(entry.seat)
+            hand.leader = entry.seat
+            if len(hand.tricks) == 5:
+                self._end_hand("made", maker_tricks=self._maker_tricks())
+        return None
+
+    def _tricks(self, entry: Tricks, apply: bool) -> str | None:
+        hand = self.hand
+        if hand.maker is None:
+            return "no trump yet: enter the call first"
+        if hand.trick:
+            return self._trick_in_progress()
+        won = self._maker_tricks()
+        left = 5 - len(hand.tricks)
+        if not won <= entry.count <= won + left:
+            return (
+                f"the makers have {won} trick{'s' if won != 1 else ''} with {left} to play: "
+                f"they finish with {won} to {won + left}, not {entry.count}"
+            )
+        if apply:
+            self._record(entry)
+            self._end_hand("made", maker_tricks=entry.count)
+        return None
+
+    def _renege(self, entry: Renege, apply: bool) -> str | None:
+        if self.hand.maker is None:
+            return "no trump yet: a renege is called during play"
+        if entry.seat in self.hand.sitting_out:
+            return self._sits_out(entry.seat)
+        if apply:
+            self._record(entry)
+            self._end_hand("renege", reneger=entry.seat)
+        return None
+
+
+_SETUP_KINDS: Final = frozenset({Players, SetRules, NewGame})
+
+_Handler = Callable[[Game, Any, bool], "str | None"]
+_HANDLERS: Final[dict[type, _Handler]] = {
+    Players: Game._players,
+    SetRules: Game._set_rules,
+    NewGame: Game._new_game,
+    Deal: Game._deal,
+    Upcard: Game._upcard,
+    Pass: Game._pass,
+    Order: Game._bid,
+    Call: Game._bid,
+    Make: Game._bid,
+    Defend: Game._defend,
+    Discard: Game._discard,
+    Play: Game._play,
+    Trick: Game._trick,
+    Tricks: Game._tricks,
+    Renege: Game._renege,
+}

@@ -1,0 +1,1 @@
+"""The referee app: entry flow, screens, persistence, serial service, main loop."""
