@@ -148,9 +148,7 @@ class ButtonBank:
                 except (GPIOZeroError, OSError) as exc:
                     raise PinError(f"encoder on pins {encoder!r}: {exc}") from exc
                 self._encoder.when_rotated_clockwise = partial(self._step, ENCODER_CW)
-                self._encoder.when_rotated_counter_clockwise = partial(
-                    self._step, ENCODER_CCW
-                )
+                self._encoder.when_rotated_counter_clockwise = partial(self._step, ENCODER_CCW)
         except BaseException:
             self.close()
             raise
@@ -238,7 +236,5 @@ def _check_pins(pin_map: Mapping[str, Pin], encoder: tuple[Pin, Pin] | None) -> 
         if not isinstance(name, str) or not name:
             raise DriverConfigError(f"button name must be a non-empty string: {name!r}")
         if pin in owners:
-            raise DriverConfigError(
-                f"pin {pin!r} is given to both {owners[pin]!r} and {name!r}"
-            )
+            raise DriverConfigError(f"pin {pin!r} is given to both {owners[pin]!r} and {name!r}")
         owners[pin] = name

@@ -10,6 +10,7 @@ only the bytes of a frame that changed and survives the display going away.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
@@ -109,7 +110,8 @@ def open_oled(
     import luma.oled.device
     from luma.core.interface.serial import i2c
 
-    where = f"{controller} on I2C port {port} address {address!r}"
+    shown = f"0x{address:02X}" if isinstance(address, int) else repr(address)
+    where = f"{controller} on I2C port {port} address {shown}"
     bad_config = (
         luma.core.error.DeviceAddressError,
         luma.core.error.DeviceDisplayModeError,
@@ -124,9 +126,7 @@ def open_oled(
     factory = getattr(luma.oled.device, controller)
     deferred = _Serial()
     try:
-        device = factory(
-            serial if init else deferred, width=width, height=height, rotate=rotate
-        )
+        device = factory(serial if init else deferred, width=width, height=height, rotate=rotate)
     except bad_config as exc:
         serial.cleanup()
         raise DriverConfigError(f"{where}: {exc}") from exc
@@ -218,23 +218,19 @@ class PageDiffDisplay:
                     if device.mode != "1":
                         image = image.convert(device.mode)
                     device.display(image)
-            elif self._needs_init:
+            elif self._last is not None and not self._needs_init:
+                sent = self._send_changes(pages, self._last)
+            else:  # first frame, or first after a fault
                 for group in self._init[0]:
                     device.command(*group)
                 sent = self._send_full(pages)
                 if self._init[1]:
                     device.command(*self._init[1])
-            elif self._last is None:
-                sent = self._send_full(pages)
-            else:
-                sent = self._send_changes(pages, self._last)
         except self._faults as exc:
             self._last = None
             self._needs_init = self._kind != "other"
             self._lost = True
-            raise DisplayError(
-                f"{type(device).__name__} display not answering: {exc}"
-            ) from exc
+            raise DisplayError(f"{type(device).__name__} display not answering: {exc}") from exc
         self._last = pages
         self._needs_init = False
         self._lost = False
@@ -355,9 +351,9 @@ def _init_sequence(
     extra: dict[str, Any] = {}
     if kind == "sh1106":
         extra["page_address_offset"] = getattr(device, "_page_address_offset", 2)
-    twin = type(device)(
-        recorder, width=width, height=height, rotate=device.rotate, **extra
-    )
+    with warnings.catch_warnings():  # luma's clear() uses Pillow's deprecated getdata()
+        warnings.simplefilter("ignore", DeprecationWarning)
+        twin = type(device)(recorder, width=width, height=height, rotate=device.rotate, **extra)
     twin.persist = True
     log = recorder.log
     groups = [

@@ -59,9 +59,7 @@ class Indicators:
             self.close()
             raise
 
-    def beep(
-        self, times: int = 1, *, on_time: float = 0.08, off_time: float = 0.08
-    ) -> None:
+    def beep(self, times: int = 1, *, on_time: float = 0.08, off_time: float = 0.08) -> None:
         """Sound the buzzer ``times`` times (seconds per beep and gap); returns at once.
 
         A new call replaces a sequence still running.
@@ -105,6 +103,7 @@ class Indicators:
         self._leds.clear()
         for device in devices:
             if device is not None:
+                device.off()  # closing alone leaves an output as it was
                 device.close()
 
     def __enter__(self) -> Self:

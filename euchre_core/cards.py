@@ -189,7 +189,7 @@ class Team(enum.Enum):
 
     @property
     def other(self) -> Team:
-        return Team.EW if self is Team.NS else Team.NS
+        return _OTHER_TEAM[self]
 
     def __str__(self) -> str:
         return self.value
@@ -227,7 +227,7 @@ class Seat(enum.Enum):
 
     @property
     def team(self) -> Team:
-        return Team.NS if self in (Seat.N, Seat.S) else Team.EW
+        return _TEAM[self]
 
     def __str__(self) -> str:
         return self.value
@@ -237,6 +237,9 @@ class Seat(enum.Enum):
 
 
 SEATS: Final[tuple[Seat, ...]] = (Seat.N, Seat.E, Seat.S, Seat.W)
+# Lookup tables: on Python 3.11 ``Seat.N`` style access costs ~180 ns, a dict ~25 ns.
+_OTHER_TEAM: Final = {Team.NS: Team.EW, Team.EW: Team.NS}
+_TEAM: Final = {Seat.N: Team.NS, Seat.S: Team.NS, Seat.E: Team.EW, Seat.W: Team.EW}
 _LEFT: Final = {Seat.N: Seat.E, Seat.E: Seat.S, Seat.S: Seat.W, Seat.W: Seat.N}
 _SEAT_BY_TEXT: Final = {seat.value: seat for seat in Seat} | {
     seat.value.lower(): seat for seat in Seat

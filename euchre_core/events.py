@@ -365,6 +365,23 @@ def _parse_game(args: list[str]) -> NewGame:
 
 
 def _parse_deal(args: list[str]) -> Deal:
+    if len(args) == 4:  # the canonical form, seats in order: the replay's common case
+        n, e, s, w = args
+        if n[:2] == "N=" and e[:2] == "E=" and s[:2] == "S=" and w[:2] == "W=":
+            get = CARD_BY_TEXT.__getitem__
+            try:
+                dealt = (
+                    tuple(map(get, n[2:].split(","))),
+                    tuple(map(get, e[2:].split(","))),
+                    tuple(map(get, s[2:].split(","))),
+                    tuple(map(get, w[2:].split(","))),
+                )
+            except KeyError:
+                pass
+            else:
+                every = {*dealt[0], *dealt[1], *dealt[2], *dealt[3]}
+                if len(every) == 20 and all(len(hand) == 5 for hand in dealt):
+                    return Deal(dealt)
     hands: dict[Seat, tuple[Card, ...]] = {}
     for token in args:
         key, sep, cards_text = token.partition("=")
@@ -373,10 +390,7 @@ def _parse_deal(args: list[str]) -> Deal:
         seat = _seat(key)
         if seat in hands:
             raise LogSyntaxError(f"deal: seat {seat} dealt twice")
-        try:
-            cards = tuple(map(CARD_BY_TEXT.__getitem__, cards_text.split(",")))
-        except KeyError:
-            cards = tuple(_card(text) for text in cards_text.split(","))
+        cards = tuple(_card(text) for text in cards_text.split(","))
         if len(cards) != 5:
             raise LogSyntaxError(f"deal: {seat} must get 5 cards, not {len(cards)}")
         hands[seat] = cards

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .cards import DECK, SEATS, SUIT_OF, Card, Seat, Suit, Team, is_left_bower, trick_winner
 from .events import (
@@ -56,8 +56,13 @@ class Phase(enum.Enum):
     """A side has won: only a new game (or undo) is taken."""
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
+_SETUP: Final = Phase.SETUP
+_IN_GAME: Final = Phase.IN_GAME
+_GAME_OVER: Final = Phase.GAME_OVER
+# (module constants: on Python 3.11 ``Phase.IN_GAME`` costs ~180 ns a lookup)
+
+
+class HandResult(NamedTuple):
     """How one hand ended and who scored."""
 
     number: int
@@ -74,6 +79,9 @@ class HandResult:
     reneger: Seat | None = None
 
 
+_LEFT_OF: Final = {seat: seat.left for seat in SEATS}
+
+
 class Hand:
     """The state of the hand being played (mutable; owned by :class:`Game`)."""
 
@@ -82,6 +90,7 @@ class Hand:
         "maker", "trump", "alone", "round", "lone_defender", "sitting_out",
         "discard_pending", "discarded", "tricks", "trick", "leader", "played",
         "showed_out", "by_winner", "card_level", "suit_of", "next_seat",
+        "trick_size",
     )
 
     def __init__(self, number: int, dealer: Seat, start: int) -> None:
@@ -113,12 +122,15 @@ class Hand:
         """True once the hand has a deal or a play: tricks come from the plays."""
         self.suit_of: dict[Card, Suit] = {}
         """Each card's effective suit once trump is made (``SUIT_OF[trump]``)."""
-        self.next_seat: dict[Seat, Seat] = {seat: seat.left for seat in SEATS}
+        self.next_seat: dict[Seat, Seat] = _LEFT_OF
         """The next seat clockwise that takes part in the hand."""
+        self.trick_size = 4
+        """Cards in a trick: 4, or fewer when seats sit out."""
 
     def set_sitting_out(self, seats: tuple[Seat, ...]) -> None:
         self.sitting_out = seats
         self.next_seat = {seat: self.next_active(seat) for seat in SEATS}
+        self.trick_size = 4 - len(seats)
 
     def tricks_of(self, team: Team) -> int:
         return sum(1 for seat in self.tricks if seat.team is team)
@@ -164,7 +176,7 @@ class Game:
         self.rules, names = self._start
         self.names = dict(names)
         self.entries = []
-        self.phase = Phase.SETUP
+        self.phase = _SETUP
         self.game_number = 0
         self.score: dict[Team, int] = {Team.NS: 0, Team.EW: 0}
         self.results: list[HandResult] = []
@@ -176,7 +188,7 @@ class Game:
 
     def push(self, entry: Entry) -> None:
         """Apply ``entry``, or raise IllegalEntry (the game is left unchanged)."""
-        if self.phase is Phase.IN_GAME and self.pending_trick is None:
+        if self.phase is _IN_GAME and self.pending_trick is None:
             reason = _HANDLERS[type(entry)](self, entry, True)  # the common case, fast
         else:
             reason = self._handle(entry, True)
@@ -197,8 +209,8 @@ class Game:
         kind = type(entry)
         if kind is Trick and self.pending_trick is not None:
             return self._trick_result(entry, apply)  # type: ignore[arg-type]
-        if self.phase is not Phase.IN_GAME and kind not in _SETUP_KINDS:
-            if self.phase is Phase.SETUP:
+        if self.phase is not _IN_GAME and kind not in _SETUP_KINDS:
+            if self.phase is _SETUP:
                 return "no game yet: start one with the first dealer (game dealer=SEAT)"
             return self._game_over_text() + ": start a new game or undo"
         return _HANDLERS[kind](self, entry, apply)
@@ -240,12 +252,12 @@ class Game:
     @property
     def dealer(self) -> Seat | None:
         """Who deals the hand in progress (or next); None when no game is on."""
-        return self.hand.dealer if self.phase is Phase.IN_GAME else None
+        return self.hand.dealer if self.phase is _IN_GAME else None
 
     @property
     def leader(self) -> Seat | None:
         """Who leads the current trick (before the call: left of the dealer)."""
-        return self.hand.leader if self.phase is Phase.IN_GAME else None
+        return self.hand.leader if self.phase is _IN_GAME else None
 
     def name(self, seat: Seat) -> str:
         return self.names[seat]
@@ -259,7 +271,7 @@ class Game:
         kind = self.expected_kind
         hand = self.hand
         if kind == "game":
-            if self.phase is Phase.GAME_OVER:
+            if self.phase is _GAME_OVER:
                 return self._game_over_text() + ": new game?"
             return "new game: who deals first?"
         if kind == "upcard":
@@ -278,7 +290,7 @@ class Game:
     def expected_kind(self) -> str:
         """``game``, ``upcard``, ``bid``, ``discard``, ``play`` or ``trick``."""
         hand = self.hand
-        if self.phase is not Phase.IN_GAME:
+        if self.phase is not _IN_GAME:
             return "game"
         if hand.maker is None:
             if hand.cards is not None and hand.upcard_card is None:
@@ -308,7 +320,7 @@ class Game:
         hand = self.hand
         if self.pending_trick is not None:
             yield Trick(self.pending_trick)
-        if self.phase is not Phase.IN_GAME:
+        if self.phase is not _IN_GAME:
             yield from (NewGame(seat) for seat in SEATS)
             return
         if hand.maker is None:
@@ -377,7 +389,7 @@ class Game:
             mine, theirs = self.score[team], self.score[team.other]
             if mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2):
                 self.winner = team
-                self.phase = Phase.GAME_OVER
+                self.phase = _GAME_OVER
                 return
         self.hand = Hand(hand.number + 1, hand.dealer.left, len(self.entries))
 
@@ -399,7 +411,7 @@ class Game:
         return None
 
     def _set_rules(self, entry: SetRules, apply: bool) -> str | None:
-        if self.phase is Phase.IN_GAME:
+        if self.phase is _IN_GAME:
             return "house rules change only between games"
         if apply:
             self._record(entry)
@@ -407,11 +419,11 @@ class Game:
         return None
 
     def _new_game(self, entry: NewGame, apply: bool) -> str | None:
-        if self.phase is Phase.IN_GAME:
+        if self.phase is _IN_GAME:
             return f"a game is in progress (hand {self.hand.number}): finish it or undo"
         if apply:
             self._record(entry)
-            self.phase = Phase.IN_GAME
+            self.phase = _IN_GAME
             self.game_number += 1
             self.score = {Team.NS: 0, Team.EW: 0}
             self.results = []
@@ -578,20 +590,15 @@ class Game:
         return None
 
     def _play(self, entry: Play, apply: bool) -> str | None:
+        # The replay's hot path: kept flat, with locals, on purpose.
         hand = self.hand
-        if hand.maker is None:
-            return "no trump yet: enter the call first"
-        if hand.by_winner:
-            return "this hand's tricks are entered by winner: plays cannot be mixed in"
-        if hand.discard_pending:
-            return f"{self.name(hand.dealer)} (dealer) must discard first"
-        seat, card = entry.seat, entry.card
+        if hand.discard_pending or hand.by_winner or hand.maker is None:
+            return self._cannot_play_yet()
+        seat = entry.seat
+        card = entry.card
         trick = hand.trick
-        to_play = hand.next_seat[trick[-1][0]] if trick else hand.leader
-        if seat is not to_play:
-            if seat in hand.sitting_out:
-                return self._sits_out(seat)
-            return f"it is {self.name(to_play)}'s turn to play, not {self.name(seat)}'s"
+        if seat is not (hand.next_seat[trick[-1][0]] if trick else hand.leader):
+            return self._out_of_turn(seat)
         suit_of = hand.suit_of
         cards = hand.cards
         if cards is not None:
@@ -619,11 +626,10 @@ class Game:
                 if suit_of[card] is not led:
                     hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
             hand.played[card] = (len(hand.tricks) + 1, seat)
-        hand.card_level = True
+            hand.card_level = True
         trick.append((seat, card))
-        if len(trick) + len(hand.sitting_out) == 4:
-            assert hand.trump is not None
-            winner = trick_winner(trick, hand.trump)
+        if len(trick) == hand.trick_size:
+            winner = trick_winner(trick, hand.trump)  # type: ignore[arg-type]
             hand.tricks.append(winner)
             hand.trick = []
             hand.leader = winner
@@ -631,6 +637,20 @@ class Game:
                 self._end_hand("made", maker_tricks=self._maker_tricks())
             self.pending_trick = winner
         return None
+
+    def _cannot_play_yet(self) -> str:
+        hand = self.hand
+        if hand.maker is None:
+            return "no trump yet: enter the call first"
+        if hand.by_winner:
+            return "this hand's tricks are entered by winner: plays cannot be mixed in"
+        return f"{self.name(hand.dealer)} (dealer) must discard first"
+
+    def _out_of_turn(self, seat: Seat) -> str:
+        if seat in self.hand.sitting_out:
+            return self._sits_out(seat)
+        to_play = self.hand.to_play
+        return f"it is {self.name(to_play)}'s turn to play, not {self.name(seat)}'s"
 
     def _play_unseen(self, seat: Seat, card: Card) -> str | None:
         """Checks for a play when the hands are unknown: the card is still

@@ -133,10 +133,21 @@ def _build_line_cache() -> dict[str, Event]:
 
 
 _LINE_CACHE: Final = _build_line_cache()
+def _verify(game: Game, check: Event, apply: bool) -> str | None:
+    assert isinstance(check, (ScoreCheck, WinnerCheck))
+    try:
+        game.verify(check)
+    except IllegalEntry as error:
+        return str(error)
+    return None
+
+
 _FAST_LINES: Final = {
     line: (event, handler, type(event))
     for line, event in _LINE_CACHE.items()
-    if (handler := Game.handler_for(event)) is not None
+    if (handler := Game.handler_for(event) or (
+        _verify if isinstance(event, (ScoreCheck, WinnerCheck)) else None
+    )) is not None
 }
 """Fixed-form entry lines and the Game handler each one goes to."""
 
@@ -158,13 +169,14 @@ def replay(text: str, game: Game | None = None) -> Replay:
     header_seen = False
     number = 0
     fast = _FAST_LINES
+    in_game = Phase.IN_GAME
     for number, raw in enumerate(lines, start=1):
         # Fast path: a canonical fixed-form line (no checksum, no comment) in
         # a game under way; the handler is the same one Game.push would call.
         hit = fast.get(raw)
         if (
             hit is not None
-            and game.phase is Phase.IN_GAME
+            and game.phase is in_game
             and (game.pending_trick is None or hit[2] is not Trick)
         ):
             reason = hit[1](game, hit[0], True)

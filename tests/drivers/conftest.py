@@ -1,16 +1,10 @@
 from __future__ import annotations
 
 import queue
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
-
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `pytest` run without `python -m`
-    sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture

@@ -6,14 +6,17 @@ import sys
 
 import pytest
 from driver_fakes import COMMAND, DATA, FakeBus, Sh1106Ram, Ssd1306Ram
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from luma.core.device import dummy
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
-from PIL import Image, ImageChops
+from PIL import Image
 
 from drivers import DisplayError, DriverConfigError, PageDiffDisplay, open_oled
+
+# luma.oled's display() still calls Pillow's deprecated Image.getdata().
+pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
 
 SIZE = (128, 64)
 FULL_WINDOW = bytes([0x21, 0, 127, 0x22, 0, 7])
@@ -32,7 +35,8 @@ def noise(seed: int) -> Image.Image:
 
 
 def same(a: Image.Image, b: Image.Image) -> bool:
-    return ImageChops.difference(a.convert("1"), b.convert("1")).getbbox() is None
+    """Pixel-equal as 1-bit images (Pillow keeps "1" pixels as 1 or 255)."""
+    return a.size == b.size and a.convert("1").tobytes() == b.convert("1").tobytes()
 
 
 def luma_init_commands(controller) -> list[bytes]:
@@ -96,7 +100,7 @@ def test_open_oled_without_init_sends_nothing(bus):
         ({"rotate": 4}, "rotate must be 0, 1, 2 or 3, not 4"),
         (
             {"width": 100},
-            "ssd1306 on I2C port 1 address 60: Unsupported display mode: 100 x 64",
+            "ssd1306 on I2C port 1 address 0x3C: Unsupported display mode: 100 x 64",
         ),
         (
             {"address": "zz"},
@@ -116,7 +120,7 @@ def test_open_oled_missing_display(bus):
         open_oled(bus=bus)
     assert isinstance(info.value, OSError)
     assert str(info.value) == (
-        "ssd1306 on I2C port 1 address 60: display not answering: "
+        "ssd1306 on I2C port 1 address 0x3C: display not answering: "
         "I2C device not found on address: 0x3C"
     )
 
@@ -311,13 +315,13 @@ def test_dummy_rgb_and_rotated():
 pixel_edits = st.lists(
     st.tuples(st.integers(0, 127), st.integers(0, 63), st.booleans()), max_size=12
 )
-steps = st.lists(
-    st.tuples(pixel_edits, st.none() | st.integers(0, 12)), min_size=1, max_size=8
-)
+steps = st.lists(st.tuples(pixel_edits, st.none() | st.integers(0, 12)), min_size=1, max_size=8)
 
 
 @pytest.mark.parametrize(("controller", "model"), [("ssd1306", Ssd1306Ram), ("sh1106", Sh1106Ram)])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(start=st.integers(0, 2**16), steps=steps)
 def test_ram_always_equals_last_frame(controller, model, start, steps):
     bus, ram = FakeBus(), model()
@@ -333,6 +337,7 @@ def test_ram_always_equals_last_frame(controller, model, start, steps):
         try:
             sent = screen.show(image)
         except DisplayError:
+            event("display lost mid-frame")
             bus.fail_in, bus.unplugged = None, False
             assert screen.is_lost
             mark = bus.mark()
@@ -350,7 +355,29 @@ def test_importing_drivers_loads_no_hardware_library():
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('gpiozero', 'luma', 'smbus2', 'lgpio')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+class FlakyDummy(dummy):
+    """A dummy whose next ``display()`` raises, like an emulator losing its window."""
+
+    fail = False
+
+    def display(self, image: Image.Image) -> None:
+        if self.fail:
+            self.fail = False
+            raise OSError("window closed")
+        super().display(image)
+
+
+def test_other_device_fault_resends_on_next_show():
+    device = FlakyDummy(mode="1")
+    screen = PageDiffDisplay(device)
+    screen.show(frame())
+    device.fail = True
+    with pytest.raises(DisplayError, match="^FlakyDummy display not answering: window"):
+        screen.show(frame((4, 4)))
+    assert screen.is_lost
+    assert screen.show(frame((4, 4))) == 1024
+    assert same(device.image, frame((4, 4))) and not screen.is_lost

@@ -1,0 +1,125 @@
+"""Replay throughput: our engine against OpenSpiel's C++ Euchre, side by side.
+
+    .venv/bin/pip install -e '.[bench]'      # open-spiel, once
+    .venv/bin/python bench/replay_bench.py [--games 200] [--rounds 9]
+
+Workload: random whole games to 10 (each hand played by uniformly random legal
+actions in OpenSpiel, see ``openspiel_euchre.py``), written as our card-level
+logs.  The same games are also written at winner level (the trick winners our
+engine worked out, no deal or plays).  Timed, in alternating rounds so both
+sides see the same machine load, best round of each kept:
+
+* OpenSpiel: ``apply_action`` for every chance and player action of every hand;
+* ours, card level: ``euchre_core.replay(text)`` — parsing every line and
+  checking every play (in turn, in hand, follows suit), working out tricks,
+  scoring, verifying the ``score``/``winner`` check lines;
+* ours, winner level: the same games by trick winners.
+
+Also checks, before timing, that every game replays valid and that our score
+after each hand equals the sum of OpenSpiel's returns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from euchre_core import Game, Team, replay  # noqa: E402
+from euchre_core.log import HEADER, parse_line, strip_line  # noqa: E402
+
+
+def winner_level(card_level_log: str) -> str:
+    """The same game with each hand's plays replaced by its trick winners."""
+    game = Game()
+    out = [HEADER]
+    for raw in card_level_log.splitlines()[1:]:
+        event = parse_line(strip_line(raw))
+        if event is None:
+            continue
+        keyword = raw.split()[0]
+        if keyword in ("score", "winner"):
+            out.append(raw)
+            continue
+        game.push(event)  # type: ignore[arg-type]
+        if keyword == "play":
+            if game.pending_trick is not None:
+                out.append(f"trick {game.pending_trick}")
+        elif keyword not in ("deal", "discard") and not raw.startswith("upcard"):
+            out.append(raw)
+        elif raw.startswith("upcard"):
+            out.append(f"upcard {raw.split()[1][-1]}")
+    return "\n".join(out) + "\n"
+
+
+def best_of(rounds: int, *jobs: Callable[[], object]) -> list[float]:
+    """Best wall time (s) of each job over ``rounds`` alternating rounds."""
+    best = [float("inf")] * len(jobs)
+    for _ in range(rounds):
+        for index, job in enumerate(jobs):
+            start = time.perf_counter()
+            job()
+            best[index] = min(best[index], time.perf_counter() - start)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    try:
+        from openspiel_euchre import generate_games, replay_openspiel
+    except ImportError as error:
+        print(f"needs open-spiel: .venv/bin/pip install -e '.[bench]' ({error})")
+        return 2
+
+    games = generate_games(args.games, args.seed)
+    card_logs = [game.log_text for game in games]
+    winner_logs = [winner_level(text) for text in card_logs]
+    hands = sum(len(game.hands) for game in games)
+    lines = sum(text.count("\n") for text in card_logs)
+    for game, card_text, winner_text in zip(games, card_logs, winner_logs):
+        for text in (card_text, winner_text):
+            result = replay(text)
+            if result.error is not None:
+                print(f"replay disagrees with OpenSpiel: {result.error}")
+                return 1
+            totals = [sum(points[i] for points in game.hand_points) for i in (0, 1)]
+            if [result.game.score[Team.NS], result.game.score[Team.EW]] != totals:
+                print("final score disagrees with OpenSpiel's returns")
+                return 1
+
+    def ours_cards() -> None:
+        for text in card_logs:
+            replay(text)
+
+    def ours_winners() -> None:
+        for text in winner_logs:
+            replay(text)
+
+    t_spiel, t_cards, t_winners = best_of(
+        args.rounds, lambda: replay_openspiel(games), ours_cards, ours_winners
+    )
+    per_hand = 1e6 / hands
+    print(f"python {platform.python_version()} on {platform.machine()}, "
+          f"{args.games} games, {hands} hands, {lines} card-level lines, best of {args.rounds}")
+    print(f"OpenSpiel apply_action (C++)      {t_spiel * per_hand:8.1f} us/hand")
+    print(f"ours, card-level log replay       {t_cards * per_hand:8.1f} us/hand"
+          f"   {hands / t_cards:9.0f} hands/s   {lines / t_cards:9.0f} lines/s")
+    print(f"ours, winner-level log replay     {t_winners * per_hand:8.1f} us/hand"
+          f"   {hands / t_winners:9.0f} hands/s")
+    ratio = t_cards / t_spiel
+    print(f"ratio card-level / OpenSpiel      {ratio:8.2f}x  (budget: 2x; goal: below 1x)")
+    print(f"ratio winner-level / card-level   {t_winners / t_cards:8.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
