@@ -83,16 +83,17 @@ class ButtonBank:
       harmless.  No second press is sent when a held button is let go.
     * Contact bounce: an edge within ``bounce_time`` seconds of the last
       accepted edge of the same button is ignored.  gpiozero's mock pins
-      ignore ``bounce_time``, and the lgpio filter differs by kernel, so the
-      lockout lives here and behaves the same everywhere.  A release missed
-      inside the lockout (a tap shorter than ``bounce_time``) is inferred
-      when the next press arrives after a quiet line.
+      ignore ``bounce_time``, so the lockout lives here and behaves the same
+      on mock and real pins (where gpiozero's own filter also runs).  A
+      release missed inside the lockout (a tap shorter than ``bounce_time``)
+      is inferred when the next press arrives after a quiet line.
     * ``encoder=(a, b)`` adds a :class:`gpiozero.RotaryEncoder`; each detent
       sends ``"press"`` named ``"NEXT"`` (clockwise) or ``"PREV"``.  Swap
       ``a`` and ``b`` if the directions come out reversed.
 
-    If ``events`` is bounded and full, events are dropped and counted in
-    :attr:`dropped` (a callback thread must never block or raise).
+    ``clock`` (monotonic seconds) stamps events and times the lockout; tests
+    pass a fake one.  If ``events`` is bounded and full, events are dropped
+    and counted in :attr:`dropped` (a callback thread must never block).
     """
 
     def __init__(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from euchre_core import replay
 
@@ -53,6 +56,25 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return status
 
 
+def _cmd_run(args: argparse.Namespace) -> int:
+    """The referee on a Raspberry Pi, from its config file."""
+    from .config import ConfigError, load_config
+    from .device import run
+
+    try:
+        config = load_config(Path(args.config))
+    except ConfigError as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.state_dir:
+        config = replace(config, state_dir=Path(args.state_dir))
+    return run(config)
+
+
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules that add subcommands: each has ``register(commands)``."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="euchre-referee",
@@ -68,6 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
                                help="one JSON object per file per line")
     replay_parser.add_argument("files", nargs="+", metavar="FILE")
     replay_parser.set_defaults(run=_cmd_replay)
+    run_parser = commands.add_parser(
+        "run", help="run the referee on a Raspberry Pi",
+        description="Run the referee with real buttons and OLED, as configured.",
+    )
+    run_parser.add_argument("--config", required=True, metavar="FILE",
+                            help="TOML config (see hw/referee.toml)")
+    run_parser.add_argument("--state-dir", metavar="DIR", help="where games are kept")
+    run_parser.set_defaults(run=_cmd_run)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(commands)
     return parser
 
 

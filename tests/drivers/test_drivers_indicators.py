@@ -44,10 +44,9 @@ def test_status_led(factory):
 
 def test_beep_counts_and_returns_at_once(factory):
     with Indicators(buzzer=18, pin_factory=factory) as out:
-        started = time.monotonic()
-        out.beep(times=2, on_time=0.02, off_time=0.02)
-        assert time.monotonic() - started < 0.02
         pin = factory.pin(18)
+        out.beep(times=2, on_time=0.02, off_time=0.02)
+        assert len(pin.states) < 5  # returned before the beeps were done
         assert wait_for_states(pin, 5) == [False, True, False, True, False]
         time.sleep(0.1)
         assert len(pin.states) == 5  # exactly two beeps

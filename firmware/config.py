@@ -1,0 +1,178 @@
+"""The referee's config file (TOML): players, house rules, pin map, display, serial.
+
+Every key is optional; :data:`DEFAULT_PINS` is the wiring documented in ``hw/``.
+A bad value raises :class:`ConfigError` naming the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
+
+Layout = Literal["seats", "cursor"]
+
+SEAT_BUTTONS = ("N", "E", "S", "W")
+SUIT_BUTTONS = ("SPADES", "HEARTS", "DIAMONDS", "CLUBS")
+BUTTONS = (*SEAT_BUTTONS, *SUIT_BUTTONS, "ALONE", "UNDO", "OK", "PREV", "NEXT")
+"""Every button meaning the app knows (``PREV``/``NEXT`` move the cursor)."""
+
+DEFAULT_PINS: dict[str, int] = {
+    "N": 5, "E": 6, "S": 13, "W": 19,
+    "SPADES": 17, "HEARTS": 27, "DIAMONDS": 22, "CLUBS": 23,
+    "ALONE": 24, "UNDO": 25, "OK": 26,
+}
+"""BCM GPIO numbers of the default layout (each button between the pin and GND)."""
+
+CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 25}
+"""The minimal layout: four buttons (or ``encoder`` pins instead of PREV/NEXT)."""
+
+
+class ConfigError(ValueError):
+    """A config file that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    controller: Literal["ssd1306", "sh1106"] = "ssd1306"
+    i2c_port: int = 1
+    address: int = 0x3C
+    rotate: int = 0
+    """0-3, quarter turns (2 = upside down)."""
+
+
+@dataclass(frozen=True)
+class Config:
+    names: dict[Seat, str] = field(default_factory=lambda: dict(DEFAULT_NAMES))
+    rules: Rules = field(default_factory=Rules)
+    layout: Layout = "seats"
+    pins: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
+    encoder: tuple[int, int] | None = None
+    """BCM pins A, B of a rotary encoder standing in for PREV/NEXT."""
+    bounce_s: float = 0.02
+    hold_s: float = 3.0
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    buzzer_pin: int | None = None
+    status_led_pin: int | None = None
+    seat_led_pins: dict[str, int] = field(default_factory=dict)
+    state_dir: Path = Path("state")
+    serial_port: str | None = None
+    baudrate: int = 115200
+    message_s: float = 2.5
+    """How long a rejection or notice stays on the screen (seconds)."""
+    result_s: float = 3.0
+    """How long a hand's result stays on the screen (seconds)."""
+
+
+def _expect(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise ConfigError(f"{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    return value
+
+
+def _pins(table: Any, key: str) -> dict[str, int]:
+    _expect(table, dict, key)
+    pins = {}
+    for name, pin in table.items():
+        if name not in BUTTONS:
+            raise ConfigError(f"{key}.{name}: unknown button (known: {' '.join(BUTTONS)})")
+        pins[name] = _expect(pin, int, f"{key}.{name}")
+    return pins
+
+
+def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
+    """A Config from a parsed TOML document (paths relative to ``base``)."""
+    values: dict[str, Any] = {}
+    table = _expect(data.get("table", {}), dict, "table")
+    if "players" in table:
+        names = dict(DEFAULT_NAMES)
+        for seat_text, name in _expect(table["players"], dict, "table.players").items():
+            try:
+                seat = Seat.from_str(seat_text)
+            except ValueError as error:
+                raise ConfigError(f"table.players.{seat_text}: {error}") from None
+            name = _expect(name, str, f"table.players.{seat_text}").strip()
+            if not 1 <= len(name) <= 40 or not name.isprintable():
+                raise ConfigError(f"table.players.{seat_text}: 1 to 40 printable characters")
+            names[seat] = name
+        values["names"] = names
+    if "rules" in table:
+        rules = _expect(table["rules"], dict, "table.rules")
+        tokens = []
+        for key, value in rules.items():
+            if isinstance(value, bool):
+                value = "on" if value else "off"
+            tokens.append(f"{key}={value}")
+        try:
+            values["rules"] = Rules.from_tokens(tokens)
+        except RulesError as error:
+            raise ConfigError(f"table.rules: {error}") from None
+    if "state_dir" in table:
+        values["state_dir"] = base / _expect(table["state_dir"], str, "table.state_dir")
+    buttons = _expect(data.get("buttons", {}), dict, "buttons")
+    if "layout" in buttons:
+        layout = buttons["layout"]
+        if layout not in ("seats", "cursor"):
+            raise ConfigError(f"buttons.layout: 'seats' or 'cursor', not {layout!r}")
+        values["layout"] = layout
+        if layout == "cursor":
+            values["pins"] = dict(CURSOR_PINS)
+    if "pins" in buttons:
+        values["pins"] = _pins(buttons["pins"], "buttons.pins")
+    if "encoder" in buttons:
+        pair = _expect(buttons["encoder"], list, "buttons.encoder")
+        if len(pair) != 2 or not all(isinstance(pin, int) for pin in pair):
+            raise ConfigError("buttons.encoder: two BCM pin numbers, [A, B]")
+        values["encoder"] = (pair[0], pair[1])
+    if "bounce_ms" in buttons:
+        values["bounce_s"] = _expect(buttons["bounce_ms"], (int, float), "buttons.bounce_ms") / 1000
+    if "hold_s" in buttons:
+        values["hold_s"] = float(_expect(buttons["hold_s"], (int, float), "buttons.hold_s"))
+    display = _expect(data.get("display", {}), dict, "display")
+    display_values: dict[str, Any] = {}
+    if "controller" in display:
+        if display["controller"] not in ("ssd1306", "sh1106"):
+            raise ConfigError("display.controller: 'ssd1306' or 'sh1106'")
+        display_values["controller"] = display["controller"]
+    for key in ("i2c_port", "address", "rotate"):
+        if key in display:
+            display_values[key] = _expect(display[key], int, f"display.{key}")
+    if display_values.get("rotate", 0) not in (0, 1, 2, 3):
+        raise ConfigError("display.rotate: 0, 1, 2 or 3 quarter turns")
+    values["display"] = DisplayConfig(**display_values)
+    extras = _expect(data.get("extras", {}), dict, "extras")
+    if "buzzer" in extras:
+        values["buzzer_pin"] = _expect(extras["buzzer"], int, "extras.buzzer")
+    if "status_led" in extras:
+        values["status_led_pin"] = _expect(extras["status_led"], int, "extras.status_led")
+    if "seat_leds" in extras:
+        leds = _expect(extras["seat_leds"], dict, "extras.seat_leds")
+        for seat_text, pin in leds.items():
+            if seat_text not in SEAT_BUTTONS:
+                raise ConfigError(f"extras.seat_leds.{seat_text}: a seat N E S W")
+            _expect(pin, int, f"extras.seat_leds.{seat_text}")
+        values["seat_led_pins"] = dict(leds)
+    serial = _expect(data.get("serial", {}), dict, "serial")
+    if "port" in serial:
+        values["serial_port"] = _expect(serial["port"], str, "serial.port")
+    if "baudrate" in serial:
+        values["baudrate"] = _expect(serial["baudrate"], int, "serial.baudrate")
+    return Config(**values)
+
+
+def load_config(path: Path) -> Config:
+    """Read a TOML config file; raises ConfigError with the file's name."""
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    try:
+        return parse_config(data, base=path.parent)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None

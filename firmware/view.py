@@ -1,0 +1,70 @@
+"""What the screen shows, as plain data: the app builds a :class:`View`,
+``firmware.screens.render(view)`` draws it at 128x64, 1 bit per pixel.
+
+Keeping the view separate from drawing lets the main loop redraw only when the
+view changed (views compare equal), and lets tests check both halves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One item of a menu: its label, and the button that picks it directly
+    (``"N"``, ``"HEARTS"``...; empty when only the cursor reaches it)."""
+
+    label: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class View:
+    """Everything one frame shows.  Names are player names, already chosen.
+
+    ``kind`` picks the layout:
+
+    - ``table``: the game: score bar, hand number, dealer and leader, trump and
+      maker, trick tally, and the prompt (what to enter next) — or, before the
+      first game, the prompt alone;
+    - ``menu``: ``title`` and ``choices`` with the ``cursor`` on one of them;
+    - ``result``: a hand just ended: ``title`` (e.g. "Hand 4") and ``lines``
+      (e.g. "Sigríður euchred", "North-South +2"), over the score bar;
+    - ``winner``: the game is won: ``title`` (e.g. "NS win 10-7") and ``lines``;
+    - ``help``: ``title`` and ``lines``: the keys;
+    - ``notice``: ``title`` and ``lines``: something the table must know (the
+      journal was moved aside, the display came back...).
+
+    ``message`` is shown over any layout for a moment: a rejection in words
+    ("Ragnar sits out: Anna went alone") when ``message_is_error``, else info.
+    """
+
+    kind: ScreenKind = "table"
+    score_ns: int = 0
+    score_ew: int = 0
+    target: int = 10
+    hand: int | None = None
+    """Hand number in the game (from 1), None before the first game."""
+    dealer: str | None = None
+    leader: str | None = None
+    trump: str | None = None
+    """Trump suit letter ``S H D C`` once made."""
+    maker: str | None = None
+    alone: bool = False
+    upcard: str | None = None
+    """Upcard suit letter while bidding, when entered."""
+    tricks_ns: int = 0
+    tricks_ew: int = 0
+    prompt: str = ""
+    title: str = ""
+    lines: tuple[str, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    cursor: int = 0
+    message: str | None = None
+    message_is_error: bool = True
+    flags: tuple[str, ...] = field(default=())
+    """Small status marks for the corner, e.g. ``("serial",)``."""
