@@ -456,7 +456,9 @@ def _parse_score(args: list[str]) -> ScoreCheck:
     points: dict[str, int] = {}
     for token in args:
         key, sep, value = token.partition("=")
-        if not sep or key not in ("NS", "EW") or key in points or not value.isdigit():
+        if not sep or key not in ("NS", "EW") or key in points or not (
+            value.isascii() and value.isdigit() and len(value) <= 4
+        ):
             raise LogSyntaxError(_usage("score"))
         points[key] = int(value)
     if len(points) != 2:

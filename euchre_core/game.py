@@ -188,8 +188,9 @@ class Game:
 
     def push(self, entry: Entry) -> None:
         """Apply ``entry``, or raise IllegalEntry (the game is left unchanged)."""
-        if self.phase is _IN_GAME and self.pending_trick is None:
-            reason = _HANDLERS[type(entry)](self, entry, True)  # the common case, fast
+        handler = _HANDLERS.get(type(entry))
+        if handler is not None and self.phase is _IN_GAME and self.pending_trick is None:
+            reason = handler(self, entry, True)  # the common case, fast
         else:
             reason = self._handle(entry, True)
         if reason is not None:
@@ -207,6 +208,8 @@ class Game:
 
     def _handle(self, entry: Entry, apply: bool) -> str | None:
         kind = type(entry)
+        if kind not in _HANDLERS:
+            return f"{kind.__name__} is not a table entry"
         if kind is Trick and self.pending_trick is not None:
             return self._trick_result(entry, apply)  # type: ignore[arg-type]
         if self.phase is not _IN_GAME and kind not in _SETUP_KINDS:
@@ -242,7 +245,8 @@ class Game:
     def legal_entries(self) -> list[Entry]:
         """Every entry that may come next, except ``players``/``rules``/``deal``
         lines (free text); each one is accepted by :meth:`push`."""
-        return [entry for entry in self._candidates() if self.check(entry) is None]
+        candidates = dict.fromkeys(self._candidates())
+        return [entry for entry in candidates if self.check(entry) is None]
 
     @property
     def hands_played(self) -> int:
@@ -326,8 +330,7 @@ class Game:
         if hand.maker is None:
             if hand.cards is None:
                 yield from (Upcard(suit) for suit in Suit)
-            else:
-                yield from (Upcard(card.suit, card) for card in DECK)
+            yield from (Upcard(card.suit, card) for card in DECK)
             for seat in SEATS:
                 yield Pass(seat)
                 for alone in (False, True):
@@ -507,12 +510,12 @@ class Game:
         if hand.passes:
             current = 1 if hand.passes < 4 else 2
             if bid_round == 1 and current == 2:
-                assert upcard is not None
-                return f"{upcard.word} was turned down: name another suit"
+                turned_down = upcard.word if upcard is not None else "the upcard's suit"
+                return f"{turned_down} was turned down: name another suit"
             if bid_round == 2 and current == 1:
-                assert upcard is not None
+                upcard_text = f"{upcard.word} (the upcard)" if upcard is not None else "the upcard"
                 return (
-                    f"round 1: only {upcard.word} (the upcard) can be ordered up; "
+                    f"round 1: only {upcard_text} can be ordered up; "
                     f"{self.name(hand.bid_turn)} may order up or pass"
                 )
             turn = hand.bid_turn
@@ -706,6 +709,8 @@ class Game:
             )
         if apply:
             self._record(entry)
+            if self.hand.start == len(self.entries) - 1:
+                self.hand.start += 1  # the last trick's check came after its hand ended
         return None
 
     def _trick(self, entry: Trick, apply: bool) -> str | None:

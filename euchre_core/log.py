@@ -3,7 +3,8 @@
 ``replay(text)`` reads a log and returns the game it describes, or the game as
 it stood before the first bad line together with that line's number and the
 reason.  ``write_log(game)`` writes the canonical log of a game; reading it
-back gives the same entries and the same state.
+back gives the same state and the same entries (preceded by ``rules`` and
+``players`` entries when the game was constructed with non-standard ones).
 """
 
 from __future__ import annotations
@@ -166,11 +167,24 @@ def replay(text: str, game: Game | None = None) -> Replay:
     """Read a whole log and play it into ``game`` (a new one by default)."""
     game = game if game is not None else Game()
     lines = text.split("\n")
-    header_seen = False
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
     number = 0
+    for number, raw in enumerate(lines, start=1):  # up to the header line
+        try:
+            stripped = strip_line(raw)
+            if stripped:
+                _check_header(stripped)
+                break
+        except LogSyntaxError as error:
+            return Replay(game, LogError(number, str(error)), number)
+    else:
+        empty = f"empty log: the first line must be '{HEADER}'"
+        return Replay(game, LogError(1, empty), number)
     fast = _FAST_LINES
     in_game = Phase.IN_GAME
-    for number, raw in enumerate(lines, start=1):
+    header_line = number
+    for number, raw in enumerate(lines[header_line:], start=header_line + 1):
         # Fast path: a canonical fixed-form line (no checksum, no comment) in
         # a game under way; the handler is the same one Game.push would call.
         hit = fast.get(raw)
@@ -179,30 +193,17 @@ def replay(text: str, game: Game | None = None) -> Replay:
             and game.phase is in_game
             and (game.pending_trick is None or hit[2] is not Trick)
         ):
-            reason = hit[1](game, hit[0], True)
-            if reason is not None:
-                return Replay(game, LogError(number, reason), number)
+            refused = hit[1](game, hit[0], True)
+            if refused is not None:
+                return Replay(game, LogError(number, refused), number)
             continue
         try:
-            stripped = strip_line(raw)
-            if not header_seen:
-                if not stripped:
-                    continue
-                _check_header(stripped)
-                header_seen = True
-                continue
-            event = parse_line(stripped)
-            if event is None:
-                continue
-            apply_event(game, event)
+            event = parse_line(strip_line(raw))
+            if event is not None:
+                apply_event(game, event)
         except (LogSyntaxError, IllegalEntry) as error:
             return Replay(game, LogError(number, str(error)), number)
-    if not header_seen:
-        reason = f"empty log: the first line must be '{HEADER}'"
-        return Replay(game, LogError(max(number, 1), reason), number)
-    if lines and lines[-1] == "":
-        number -= 1
-    return Replay(game, None, number)
+    return Replay(game, None, len(lines))
 
 
 def apply_event(game: Game, event: Event) -> None:

@@ -111,7 +111,7 @@ def _parse_value(key: str, field: dataclasses.Field[object], text: str) -> objec
         raise RulesError(f"{key} is on or off, not {text!r}")
     if field.type in ("int", int):
         low, high = _RANGES[field.name]
-        if not text.isdigit() or not low <= int(text) <= high:
+        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
             raise RulesError(f"{key} is a whole number from {low} to {high}, not {text!r}")
         return int(text)
     if text not in ("dealer-left", "maker-left"):

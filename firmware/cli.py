@@ -71,7 +71,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return run(config)
 
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("firmware.emulator",)
 """Modules that add subcommands: each has ``register(commands)``."""
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, note, settings
@@ -123,22 +123,22 @@ class GameEnd:
     results: list[HandResult]
 
 
-@dataclass
 class Played:
     """A drawn game; its repr is its log, so hypothesis reports the log."""
 
-    game: Game
-    plays: list[PlayStep] = field(default_factory=list)
-    tricks: list[TrickStep] = field(default_factory=list)
-    ends: list[GameEnd] = field(default_factory=list)
-    stuck: str | None = None
-    """Why a strategy could not go on (a legal next entry was refused)."""
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.plays: list[PlayStep] = []
+        self.tricks: list[TrickStep] = []
+        self.ends: list[GameEnd] = []
+        self.stuck: str | None = None
+        """Why a strategy could not go on (a legal next entry was refused)."""
 
     def __repr__(self) -> str:
         text = write_log(self.game)
         if self.stuck is not None:
             text += f"# then refused: {self.stuck}\n"
-        return "\n" + text
+        return "<log\n" + text + ">"
 
     def record_end(self) -> None:
         game = self.game
@@ -151,8 +151,9 @@ Draw = Callable[[st.SearchStrategy], object]
 
 
 def pick(draw: Draw, entries: Sequence[object], kinds: Sequence[type]) -> object:
-    """A drawn entry: first a kind (in ``kinds`` order), then one of that kind."""
-    present = [kind for kind in kinds if any(type(e) is kind for e in entries)]
+    """A drawn entry: first a kind (in ``kinds`` order; a kind listed twice is
+    drawn twice as often), then one of that kind."""
+    present = [kind for kind in kinds if any(type(e) is kind for e in entries)]  # repeats weigh
     kind = draw(st.sampled_from(present))
     return draw(st.sampled_from([e for e in entries if type(e) is kind]))
 
@@ -166,7 +167,8 @@ def hand_over(game: Game, results: int) -> bool:
 
 
 def bid(draw: Draw, game: Game, kinds: Sequence[type]) -> None:
-    """Random legal bidding until trump is made or the hand is thrown in.
+    """Random legal bidding (in ``kinds``) until trump is made or the hand is
+    thrown in.
 
     No pass is drawn before an upcard: passes then a call crash the engine
     (see test_passes_without_an_upcard_then_a_call_are_refused, xfail).
@@ -174,8 +176,14 @@ def bid(draw: Draw, game: Game, kinds: Sequence[type]) -> None:
     results = len(game.results)
     if game.hand.upcard_suit is None:
         kinds = [kind for kind in kinds if kind is not Pass]
+    # Now and then everyone passes who may: thrown-in hands, stuck dealers.
+    passing = Pass in kinds and draw(st.integers(0, 7)) == 7
     while game.hand.maker is None and not hand_over(game, results):
-        game.push(pick(draw, legal_of(game, kinds), kinds))  # type: ignore[arg-type]
+        legal = legal_of(game, kinds)
+        if passing and Pass(game.hand.bid_turn) in legal:
+            game.push(Pass(game.hand.bid_turn))
+        else:
+            game.push(pick(draw, legal, kinds))  # type: ignore[arg-type]
     if hand_over(game, results):
         return
     defend = legal_of(game, (Defend,))
@@ -215,7 +223,7 @@ def card_games(
         game.push(deal)
         upcard = draw(st.sampled_from(deck[20:]))
         game.push(Upcard(upcard.suit, upcard))
-        bid(draw, game, (Order, Call, Pass))
+        bid(draw, game, (Pass, Order, Call))
         if hand_over(game, results):
             continue  # thrown in
         held = {seat: set(cards) for seat, cards in zip(SEATS, hands)}
@@ -279,7 +287,7 @@ def winner_games(draw: Draw, rules: st.SearchStrategy[Rules] | None = None) -> P
             if shown:
                 card = draw(st.sampled_from(DECK))
                 game.push(Upcard(card.suit, card if shown == 2 else None))
-            bid(draw, game, (Make, Order, Call, Pass))
+            bid(draw, game, (Pass, Make, Order, Call))
             if hand_over(game, results):
                 continue
             discard = legal_of(game, (Discard,))

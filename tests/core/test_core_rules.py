@@ -250,7 +250,8 @@ def test_stick_the_dealer_off_throws_the_hand_in() -> None:
 
 
 def test_thrown_in_hand_without_upcard() -> None:
-    game = game_of("rules stick-the-dealer=off", "game dealer=W", *(f"pass {s}" for s in "NESWNESW"))
+    passes = (f"pass {s}" for s in "NESWNESW")
+    game = game_of("rules stick-the-dealer=off", "game dealer=W", *passes)
     assert (game.hands_played, game.dealer, score(game)) == (1, Seat.N, (0, 0))
 
 
@@ -840,11 +841,6 @@ def test_second_dealt_hand_after_a_card_level_hand() -> None:
     assert game.dealer is Seat.E
 
 
-@pytest.mark.xfail(
-    reason="engine bug: a 'trick X' check after the last trick's plays makes the next "
-    "hand's 'deal' line fail with 'deal must be the first line of a hand'",
-    strict=True,
-)
 def test_deal_after_a_final_trick_check() -> None:
     result = replay("\n".join([HEADER, *LONE_DEALER_SITS_OUT, DEAL_A]) + "\n")
     assert result.error is None
@@ -936,14 +932,12 @@ def universe() -> list[object]:
 
 def check_contract(game: Game) -> list[object]:
     """legal_entries() lists exactly the accepted entries, and push takes each."""
-    listed = list(dict.fromkeys(game.legal_entries()))  # duplicates: see the xfail below
+    listed = game.legal_entries()
+    assert len(listed) == len(set(listed)), "legal_entries() lists an entry twice"
     for entry in listed:
         assert game.check(entry) is None, entry
         copy.deepcopy(game).push(entry)
     accepted = {entry for entry in universe() if game.check(entry) is None}  # type: ignore[arg-type]
-    if game.hand.cards is None:
-        # without a deal the upcard is offered by suit (a card is accepted too)
-        accepted = {e for e in accepted if not (isinstance(e, Upcard) and e.card is not None)}
     assert accepted == set(listed)
     return listed
 
@@ -956,9 +950,11 @@ def test_legal_entries_at_the_start() -> None:
 def test_legal_entries_before_the_call() -> None:
     game = game_of("game dealer=N")
     listed = check_contract(game)
-    assert len(listed) == 69
+    assert len(listed) == 93
     assert [e for e in listed if isinstance(e, Pass)] == [Pass(Seat.E)]
-    assert [e for e in listed if isinstance(e, Upcard)] == [Upcard(suit) for suit in Suit]
+    assert [e for e in listed if isinstance(e, Upcard)] == [
+        *(Upcard(suit) for suit in Suit), *(Upcard(card.suit, card) for card in DECK)
+    ]
     assert not [e for e in listed if isinstance(e, Order)]
 
 
@@ -1021,11 +1017,6 @@ def test_legal_entries_trick_check_pending() -> None:
     }
 
 
-@pytest.mark.xfail(
-    reason="engine bug: while a trick check is pending legal_entries() lists the "
-    "worked-out Trick twice",
-    strict=True,
-)
 def test_legal_entries_has_no_duplicates_with_a_trick_check_pending() -> None:
     game = game_of(*LONE_DEALER_SITS_OUT[:8])
     listed = game.legal_entries()
@@ -1128,3 +1119,25 @@ def test_undo_keeps_the_starting_setup() -> None:
     assert game.entries == []
     with pytest.raises(IllegalEntry, match="^nothing to undo: this is the start$"):
         game.undo()
+
+
+def test_passes_recorded_without_an_upcard() -> None:
+    game = game_of("game dealer=N", "pass E", "pass S")
+    assert game.expected == "Anna to bid, round 1"
+    assert rejected(game, "pass S") == "it is Anna's turn to bid, not South's"
+    assert rejected(game, "order W") == "order up needs the upcard: enter it first, or use make"
+    push(game, "make W D")
+    assert (game.hand.maker, game.hand.trump, game.hand.round) == (Seat.W, Suit.DIAMONDS, 1)
+
+
+def test_round_two_call_in_round_one_without_an_upcard_is_refused() -> None:
+    game = game_of("game dealer=N", "pass E")
+    before = state(game)
+    with pytest.raises(IllegalEntry):
+        push(game, "call S D")
+    assert state(game) == before
+    assert Call(Seat.S, Suit.DIAMONDS) not in game.legal_entries()
+    result = replay("\n".join([HEADER, "game dealer=N", "pass E", "call S D", "tricks 3"]))
+    assert result.error is not None
+    assert result.error.line == 4
+    assert len(result.game.entries) == 2

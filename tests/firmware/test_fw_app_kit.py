@@ -1,0 +1,175 @@
+"""Shared helpers for the test_fw_app* tests (this module holds no tests).
+
+The doubles are the libraries' own (gpiozero's MockFactory, luma's devices) and
+the driver tests' fakes (``tests/drivers/driver_fakes.py``: a recording I2C bus,
+an SSD1306 RAM model, a bouncing MockPin), imported, not copied.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "drivers"))
+
+from driver_fakes import BouncyPin, FakeBus, Ssd1306Ram  # noqa: E402
+
+from euchre_core import replay, write_log  # noqa: E402
+from firmware.app import Referee  # noqa: E402
+
+__all__ = [
+    "CURSOR_GAME",
+    "SEATS_GAME",
+    "SEATS_JOURNAL",
+    "BouncyPin",
+    "FakeBus",
+    "FakeClock",
+    "PinTapper",
+    "Ssd1306Ram",
+    "assert_replays",
+    "choose",
+    "journal_lines",
+]
+
+
+class FakeClock:
+    """A monotonic clock the test moves by hand (seconds)."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+class PinTapper:
+    """Taps buttons by driving gpiozero mock pins; with a fake clock, the
+    ButtonBank's bounce lockout is stepped over without sleeping."""
+
+    def __init__(self, factory: Any, pins: dict[str, int], clock: FakeClock,
+                 events: queue.Queue[Any], *, bounce_s: float,
+                 encoder: tuple[int, int] | None = None) -> None:
+        self.factory, self.pins, self.clock, self.events = factory, pins, clock, events
+        self.step = bounce_s * 1.5
+        self.encoder = encoder
+
+    def tap(self, name: str) -> None:
+        if self.encoder is not None and name in ("NEXT", "PREV"):
+            a, b = (self.factory.pin(p) for p in self.encoder)
+            first, second = (a, b) if name == "NEXT" else (b, a)
+            first.drive_low()  # one detent: 0, 2, 3, 1, 0 clockwise (A is the high bit)
+            second.drive_low()
+            first.drive_high()
+            second.drive_high()
+            return
+        pin = self.factory.pin(self.pins[name])
+        pin.drive_low()
+        self.clock.advance(self.step)
+        pin.drive_high()
+        self.clock.advance(self.step)
+
+    def tap_and_handle(self, referee: Referee, name: str) -> None:
+        """One tap, then the referee takes exactly the one event it made
+        (on this thread: the referee has one owner)."""
+        self.tap(name)
+        event = self.events.get_nowait()  # mock pins call back synchronously
+        assert (event.name, event.kind) == (name, "press")
+        assert self.events.empty(), f"tap {name} queued more than one event"
+        referee.handle(event)
+        referee.refresh()
+
+
+def journal_lines(referee: Referee) -> list[str]:
+    return referee.store.journal_text(referee.game_id).splitlines()
+
+
+def assert_replays(referee: Referee) -> None:
+    """The journal (undos included) replays to exactly the referee's game."""
+    result = replay(referee.store.journal_text(referee.game_id))
+    assert result.error is None, str(result.error)
+    assert write_log(result.game) == write_log(referee.game)
+    assert result.game.score == referee.game.score
+    assert result.game.winner is referee.game.winner
+
+
+def choose(referee: Referee, label: str, tap: Any) -> None:
+    """Cursor layout: move the cursor to the option ``label`` (NEXT/PREV) and OK."""
+    labels = [option.label for option in referee.step().options]
+    assert label in labels, f"{label!r} not offered; offered: {labels}"
+    view = referee.view()
+    if view.kind in ("table", "menu"):
+        assert [choice.label for choice in view.choices] == labels  # what the screen lists
+    target = labels.index(label)
+    while (cursor := min(referee.state.cursor, len(labels) - 1)) != target:
+        tap("NEXT" if cursor < target else "PREV")
+    tap("OK")
+
+
+def presses(text: str) -> list[str]:
+    return text.split()
+
+
+# A whole game in the seats layout, dealer W, to NS 10-3: upcard, passes, order
+# alone, a sitting-out seat tapped as trick winner (refused), make, four passes
+# and a round-2 call, a claim via OK, a renege via ALONE, a euchre, a march.
+SEATS_GAME: list[str] = presses("""
+    W HEARTS N OK E OK S HEARTS ALONE OK S N S S S S
+    E CLUBS OK E W N E W
+    SPADES S OK W OK N OK E OK S DIAMONDS OK S OK S
+    CLUBS W CLUBS OK N ALONE E
+    N HEARTS OK E E E N W
+    DIAMONDS E OK S DIAMONDS OK N N N N N
+    S SPADES ALONE OK S W S S E
+""")
+
+SEATS_JOURNAL: list[str] = [
+    "euchre-log 1",
+    "players N=Ragnar E=Sigríður S=South W=Anna",
+    "game dealer=W",
+    "upcard H", "pass N", "pass E", "order S alone", *["trick S"] * 5,
+    "make E C", "trick E", "trick W", "trick N", "trick E", "trick W",
+    "upcard S", "pass S", "pass W", "pass N", "pass E", "call S D", "trick S", "tricks 3",
+    "upcard C", "order W", "trick N", "renege E",
+    "make N H", "trick E", "trick E", "trick E", "trick N", "trick W",
+    "upcard D", "pass E", "order S", *["trick N"] * 5,
+    "make S S alone", "trick S", "trick W", "trick S", "trick S", "trick E",
+]
+
+# A whole game in the cursor layout, dealer W, to NS 10-5, as the labels chosen.
+CURSOR_GAME: list[str] = [
+    "Anna deals",
+    "Upcard ♥", "Ragnar", "Ragnar passes", "Sigríður", "Sigríður: ♥ hearts",
+    "Sigríður ♥ alone", *["Sigríður won"] * 5,
+    "South", "South: ♠ spades", "South ♠ with partner", "South won",
+    "Claim: makers took…", "Makers took 5",
+    "Upcard ♣", "South", "South passes", "Anna", "Anna passes", "Ragnar", "Ragnar: ♣ clubs",
+    "Ragnar ♣ with partner", "Anna won", "Renege…", "Sigríður reneged",
+    "Anna", "Anna: ♦ diamonds", "Anna ♦ alone", "Anna won", "Anna won", "Anna won",
+    "Ragnar won", "Anna won",
+    "Ragnar", "Ragnar: ♥ hearts", "Ragnar ♥ alone", *["Ragnar won"] * 5,
+    "Sigríður", "Sigríður: ♠ spades", "Sigríður ♠ with partner", "Ragnar won", "South won",
+    "Ragnar won", "Claim: makers took…", "Makers took 0",
+]
+
+CURSOR_JOURNAL: list[str] = [
+    "euchre-log 1",
+    "players N=Ragnar E=Sigríður S=South W=Anna",
+    "game dealer=W",
+    "upcard H", "pass N", "order E alone", *["trick E"] * 5,
+    "make S S", "trick S", "tricks 5",
+    "upcard C", "pass S", "pass W", "order N", "trick W", "renege E",
+    "make W D alone", "trick W", "trick W", "trick W", "trick N", "trick W",
+    "make N H alone", *["trick N"] * 5,
+    "make E S", "trick N", "trick S", "trick N", "tricks 0",
+]
+
+
+def tap_all(tapper: PinTapper, referee: Referee, names: Iterable[str]) -> None:
+    for name in names:
+        tapper.tap_and_handle(referee, name)
