@@ -229,6 +229,14 @@ class PtyMasterSerial(serial.serialposix.Serial):  # type: ignore[misc]
         fcntl.fcntl(self.pipe_abort_write_r, fcntl.F_SETFL, os.O_NONBLOCK)
         self.is_open = True
 
+    def forget_cancel(self) -> None:
+        """Drop a ``cancel_write``/``cancel_read`` left over from the last peer (the
+        port lives on from peer to peer)."""
+        for pipe in (self.pipe_abort_read_r, self.pipe_abort_write_r):
+            with contextlib.suppress(OSError):
+                while os.read(pipe, 1000):
+                    pass
+
     def __repr__(self) -> str:
         return f"PtyMasterSerial(fd={self._adopted_fd}, name={self.name!r}, open={self.is_open})"
 
@@ -265,6 +273,7 @@ class PtyEndpoint:
     def open(self) -> Any:
         if self._closed:
             raise serial.SerialException(f"{self.slave_path}: pseudo-terminal closed")
+        self._port.forget_cancel()
         return self._port
 
     def release(self, port: Any, *, closing: bool) -> None:
@@ -322,6 +331,9 @@ class SerialLink:
         self._assembler = LineAssembler(max_line)
         self._port: Any = None
         self._port_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        """Held while writing: a port is released only between writes."""
+        self._writing: Any = None
         self._connected = threading.Event()
         self._closing = threading.Event()
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
@@ -352,16 +364,22 @@ class SerialLink:
             return
         self._closing.set()
         self._outbox.put(None)
+        self._cancel_write()
+        if self._writer.is_alive() and self._writer is not threading.current_thread():
+            self._writer.join(timeout)
         with self._port_lock:
             port = self._port
         if port is not None:
             with contextlib.suppress(Exception):
                 port.cancel_read()
+        if self._reader.is_alive() and self._reader is not threading.current_thread():
+            self._reader.join(timeout)
+
+    def _cancel_write(self) -> None:
+        port = self._writing
+        if port is not None:
             with contextlib.suppress(Exception):
                 port.cancel_write()
-        for thread in (self._reader, self._writer):
-            if thread.is_alive() and thread is not threading.current_thread():
-                thread.join(timeout)
 
     # --- reader --------------------------------------------------------------
 
@@ -396,14 +414,17 @@ class SerialLink:
                 self._port = None
             if was_connected:
                 self._call(self.protocol.connection_lost, error, partial)
-            self.endpoint.release(port, closing=self._closing.is_set())
+            self._cancel_write()
+            with self._write_lock:
+                self.endpoint.release(port, closing=self._closing.is_set())
             if error is not None:
                 _log.debug("%s: %s", self.endpoint.name, error)
                 self._closing.wait(self.retry_s)
         with self._port_lock:
             port, self._port = self._port, None
         if port is not None:
-            self.endpoint.release(port, closing=True)
+            with self._write_lock:
+                self.endpoint.release(port, closing=True)
 
     def _pump(self, port: Any) -> None:
         """Read lines until the port fails (raises) or the link closes (returns)."""
@@ -442,22 +463,28 @@ class SerialLink:
             data = self._outbox.get()
             if data is None:
                 return
-            with self._port_lock:
-                port = self._port if self._connected.is_set() else None
-            if port is None:
-                self.dropped += len(data)
-                continue
-            try:
-                port.write(data)
-            except serial.SerialTimeoutException:
-                self.dropped += len(data)
-                _log.warning("%s: the peer is not reading; dropped %d bytes",
-                             self.endpoint.name, len(data))
-            except _PORT_ERRORS as error:
-                self.dropped += len(data)
-                _log.debug("%s: write failed: %s", self.endpoint.name, error)
-            else:
-                self.bytes_out += len(data)
+            with self._write_lock:
+                with self._port_lock:
+                    port = self._port if self._connected.is_set() else None
+                if port is None:
+                    self.dropped += len(data)
+                    continue
+                self._writing = port
+                try:
+                    written = port.write(data)
+                except serial.SerialTimeoutException:
+                    self.dropped += len(data)
+                    _log.warning("%s: the peer is not reading; dropped %d bytes",
+                                 self.endpoint.name, len(data))
+                except _PORT_ERRORS as error:
+                    self.dropped += len(data)
+                    _log.debug("%s: write failed: %s", self.endpoint.name, error)
+                else:
+                    sent = len(data) if written is None else written
+                    self.bytes_out += sent
+                    self.dropped += len(data) - sent  # cut short by a cancelled write
+                finally:
+                    self._writing = None
 
 
 # --- a virtual cable ---------------------------------------------------------------

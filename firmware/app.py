@@ -87,7 +87,8 @@ class Referee:
         if store.moved_aside is not None:
             self.notice = (
                 "Journal unreadable",
-                ("It was moved aside:", store.moved_aside.name, "Starting clean."),
+                ("It could not be read", "and was moved aside", "(kept, not deleted).",
+                 "Starting clean."),
             )
         self._resume()
 
@@ -328,7 +329,7 @@ class Referee:
             return View(
                 kind="winner",
                 title=f"{winner} win {game.score[winner]}-{game.score[winner.other]}",
-                lines=(names, "New game: tap the first dealer", step.hint),
+                lines=(names, "New game: tap a seat", "or OK: random"),
                 **base,
             )
         if self.result is not None and now < self.result_until:
@@ -341,6 +342,8 @@ class Referee:
                         cursor=min(self.state.cursor, max(len(step.options) - 1, 0)), **base)
         in_game = game.phase is Phase.IN_GAME
         prompt = step.question
+        if step.name == "game":
+            prompt += " Tap a seat, or OK: random."
         choices: tuple[Choice, ...] = ()
         if self.config.layout == "cursor" and step.options:
             choices = tuple(Choice(o.label, o.key) for o in step.options)
@@ -440,8 +443,9 @@ def help_lines(layout: str) -> tuple[str, ...]:
     if layout == "cursor":
         return ("PREV/NEXT: move", "OK: choose", "UNDO: back one step", "hold a key: reported")
     return (
-        "N E S W: seats  ♠♥♦♣: suits",
-        "ALONE: alone / renege",
-        "OK: confirm, claim, pass",
+        "N E S W: seats",
+        "♠♥♦♣: trump, upcard",
+        "ALONE: alone, renege",
+        "OK: confirm, claim",
         "UNDO: back one step",
     )

@@ -71,7 +71,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return run(config)
 
 
-COMMAND_MODULES: tuple[str, ...] = ("firmware.emulator",)
+COMMAND_MODULES: tuple[str, ...] = ("firmware.emulator", "firmware.laptop")
 """Modules that add subcommands: each has ``register(commands)``."""
 
 

@@ -4,6 +4,15 @@ Wires the config's pin map to gpiozero buttons, the OLED through
 :class:`drivers.PageDiffDisplay`, the optional buzzer and LEDs, the journal in
 the state directory, and runs the main loop (pinging the systemd watchdog
 from it when started by systemd).
+
+Faults at the table keep the referee scoring: a display that is missing at
+boot or stops answering is retried (:class:`RetryingDisplay`, and
+``Referee.refresh`` retries a failed frame on the next pass) and shows the
+state when it is back; a serial port that cannot be opened is reported in the
+log and the buttons go on working.  Only a journal that cannot be opened at
+all (locked, read-only, I/O errors: see :class:`~firmware.store.Store`) stops
+the start: it is said on the screen and the process exits non-zero, so
+systemd starts it again.
 """
 
 from __future__ import annotations
@@ -11,18 +20,84 @@ from __future__ import annotations
 import queue
 import signal
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .app import Referee
 from .config import Config
-from .store import Store
+from .store import JournalError, Store
 from .systemd import Notifier
+
+EXIT_JOURNAL = 1
+"""Exit status when the journal cannot be opened (systemd restarts the unit)."""
+
+
+class RetryingDisplay:
+    """A display that is opened on first use and again after it failed to open.
+
+    ``opener`` builds the real display (a :class:`drivers.PageDiffDisplay`)
+    and raises ``OSError`` (:class:`drivers.DisplayError`) when the bus or the
+    display is not there.  While it is missing, :meth:`show` raises
+    ``OSError`` at once and tries the bus again only every ``retry_s``
+    seconds (building a luma device on every frame would leak memory).  Once
+    open, a frame that fails raises from the inner display, which itself
+    re-initialises the controller on the next frame.
+    """
+
+    def __init__(self, opener: Callable[[], Any], *, retry_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._opener = opener
+        self.retry_s = retry_s
+        self._clock = clock
+        self._display: Any = None
+        self._next_try = float("-inf")
+        self.open_failures = 0
+        self.last_error: OSError | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._display is not None
+
+    def try_open(self) -> bool:
+        """Open the display now if it is not open; False if it is not there.
+
+        Configuration errors (``ValueError``: a bad controller or address)
+        are raised, not retried.
+        """
+        if self._display is not None:
+            return True
+        now = self._clock()
+        if now < self._next_try:
+            return False
+        try:
+            self._display = self._opener()
+        except OSError as error:
+            self.open_failures += 1
+            self.last_error = error
+            self._next_try = now + self.retry_s
+            return False
+        return True
+
+    def show(self, image: Any) -> int:
+        if not self.try_open():
+            raise OSError(f"display not open: {self.last_error}")
+        sent: int = self._display.show(image)
+        return sent
+
+    def close(self) -> None:
+        if self._display is not None and hasattr(self._display, "close"):
+            self._display.close()
 
 
 def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any = None
                    ) -> tuple[Any, Any, Any]:
-    """Buttons, display and indicators from the config (imports gpiozero/luma)."""
+    """Buttons, display and indicators from the config (imports gpiozero/luma).
+
+    The display is a :class:`RetryingDisplay`: a missing or silent OLED does
+    not stop the start.
+    """
     from drivers import ButtonBank, Indicators, PageDiffDisplay, open_oled
 
     buttons = ButtonBank(
@@ -30,27 +105,60 @@ def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any
         encoder=config.encoder, pin_factory=pin_factory,
     )
     display_config = config.display
-    device = open_oled(
-        display_config.controller, port=display_config.i2c_port,
-        address=display_config.address, rotate=display_config.rotate, init=False,
-    )
-    display = PageDiffDisplay(device)
-    indicators = None
-    if config.buzzer_pin is not None or config.status_led_pin is not None or (
-        config.seat_led_pins
-    ):
-        indicators = Indicators(
-            buzzer=config.buzzer_pin, status_led=config.status_led_pin,
-            leds=config.seat_led_pins or None, pin_factory=pin_factory,
+
+    def open_display() -> Any:
+        device = open_oled(
+            display_config.controller, port=display_config.i2c_port,
+            address=display_config.address, rotate=display_config.rotate, init=False,
         )
+        return PageDiffDisplay(device)
+
+    display = RetryingDisplay(open_display)
+    try:
+        display.try_open()  # raises for a bad display config, not for a missing OLED
+        indicators = None
+        if config.buzzer_pin is not None or config.status_led_pin is not None or (
+            config.seat_led_pins
+        ):
+            indicators = Indicators(
+                buzzer=config.buzzer_pin, status_led=config.status_led_pin,
+                leds=config.seat_led_pins or None, pin_factory=pin_factory,
+            )
+    except BaseException:
+        buttons.close()
+        raise
+    if not display.is_open:
+        print(f"euchre-referee: display not answering, will retry: {display.last_error}",
+              file=sys.stderr)
     return buttons, display, indicators
+
+
+def show_notice(display: Any, title: str, lines: tuple[str, ...]) -> bool:
+    """Draw a notice straight on the display (before a Referee exists)."""
+    from .screens import render
+    from .view import View
+
+    try:
+        display.show(render(View(kind="notice", title=title, lines=lines)))
+    except Exception:  # the message is in the log too
+        return False
+    return True
 
 
 def run(config: Config) -> int:
     """Run the referee until SIGTERM/SIGINT."""
     events: queue.Queue[Any] = queue.Queue()
     buttons, display, indicators = build_hardware(config, events)
-    store = Store(Path(config.state_dir))
+    try:
+        store = Store(Path(config.state_dir))
+    except JournalError as error:
+        print(f"euchre-referee: journal not opened: {error}", file=sys.stderr)
+        show_notice(display, "Journal not opened", (str(error)[-60:], "Retrying..."))
+        buttons.close()
+        return EXIT_JOURNAL
+    if store.moved_aside is not None:
+        print(f"euchre-referee: unreadable journal moved aside to {store.moved_aside}",
+              file=sys.stderr)
     referee = Referee(config, store, display=display, indicators=indicators)
     if indicators is not None:
         indicators.status(True)
@@ -63,14 +171,19 @@ def run(config: Config) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     notifier = Notifier.from_environment()
-    notifier.ready()
     serial_service = None
-    if config.serial_port:
-        from .serial_service import SerialService
-
-        serial_service = SerialService.open(config.serial_port, config.baudrate, events,
-                                            referee)
     try:
+        if config.serial_port:
+            try:
+                from .serial_service import SerialService
+
+                serial_service = SerialService.open(config.serial_port, config.baudrate,
+                                                    events, referee)
+            except (ImportError, OSError) as error:
+                # The buttons keep scoring; the log says why the link is down.
+                print(f"euchre-referee: serial link {config.serial_port} not opened: {error}",
+                      file=sys.stderr)
+        notifier.ready()
         referee.run(events, stop=lambda: stopping, on_loop=notifier.watchdog, poll=0.5)
     finally:
         notifier.stopping()

@@ -173,12 +173,19 @@ def run_emulator(referee: Referee, events: queue.Queue[Any], display: TerminalDi
             finally:
                 reader.stop()
                 if screen:
-                    out.write(SCREEN_LEAVE.encode())
-                    out.flush()
+                    _leave_screen(out)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
     return 0
+
+
+def _leave_screen(out: BinaryIO) -> None:
+    try:
+        out.write(SCREEN_LEAVE.encode())
+        out.flush()
+    except OSError:  # the terminal is gone (a closed tmux pane): nothing to restore
+        pass
 
 
 def _isatty(out: Any) -> bool:
@@ -197,12 +204,29 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return 2
     # Services sharing the queue (the serial link on a pseudo-terminal) start here.
+    # --- serial link (firmware.serial_service): a pseudo-terminal, --pty-link ---
+    from .serial_service import SerialService
+
+    try:
+        serial_link = SerialService.open_pty(events, referee, link=args.pty_link)
+    except OSError as error:
+        print(f"euchre-referee: --pty-link {args.pty_link}: {error}", file=sys.stderr)
+        referee.store.close()
+        return 2
+    where = f"{serial_link.slave_path}" + (f" (link: {args.pty_link})" if args.pty_link else "")
+    print(f"euchre-referee: serial link on {where}", file=sys.stderr, flush=True)
+    display.note(f"serial link: {where}")
+    # --- end serial link ---
     try:
         code = run_emulator(referee, events, display)
     finally:
+        serial_link.close()
         referee.store.close()
-    print(f"euchre-referee: stopped; games kept in {referee.store.state_dir}/ "
-          "(start again to resume)", file=sys.stderr)
+    try:
+        print(f"euchre-referee: stopped; games kept in {referee.store.state_dir}/ "
+              "(start again to resume)", file=sys.stderr)
+    except OSError:
+        pass
     return code
 
 
@@ -228,4 +252,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--blocks", choices=("auto", "half", "quad", "small"), default="auto",
                         help="how the frame is drawn: half blocks (130 columns), quadrants "
                         "(66), half size, or auto by terminal size (default)")
+    parser.add_argument("--pty-link", metavar="PATH",  # serial link (firmware.serial_service)
+                        help="the serial link is a pseudo-terminal (its path is printed); also "
+                        "make PATH a symlink to it, replacing an old link")
     parser.set_defaults(run=_cmd_emulate)

@@ -1,9 +1,9 @@
 """Draw a :class:`~firmware.view.View` as a 128x64 1-bit frame.
 
-``render(view)`` returns a mode ``"1"`` image, white (1, a lit OLED pixel) on
-black (0).  One layout per ``view.kind``; ``view.message`` is drawn over any
-of them as a framed box (inverted for an error), ``view.flags`` as tiny marks
-in the top-right corner.
+``render(view)`` returns a mode ``"1"`` image, white (bit 1, a lit OLED pixel;
+Pillow reports it as 255) on black (0).  One layout per ``view.kind``;
+``view.message`` is drawn over any of them as a framed box (inverted for an
+error), ``view.flags`` as tiny marks in the top-right corner.
 
 Text is Terminus 12 px (6x12 cells, 21 characters a line) unless a layout
 says otherwise; every text is fitted to its room: cut with "…" or
@@ -23,7 +23,10 @@ from PIL import Image, ImageDraw, ImageFont
 from .fonts import Fonts, load_fonts
 from .view import Choice, View
 
-__all__ = ["HEIGHT", "SAMPLE_VIEWS", "WIDTH", "fit", "key_label", "render", "wrap"]
+__all__ = [
+    "HEIGHT", "SAMPLE_VIEWS", "WIDTH", "fit", "key_label", "menu_window", "render", "wrap",
+    "wrap_lines",
+]
 
 WIDTH: Final = 128
 HEIGHT: Final = 64
@@ -93,13 +96,43 @@ def wrap(text: str, font: Font, width: float, max_lines: int) -> list[str]:
     while len(lines) > 1 and not lines[-1]:
         lines.pop()
     if len(lines) > max_lines:
-        kept = lines[:max_lines]
-        last = kept[-1]
-        while last and _width(font, last.rstrip() + ELLIPSIS) > width:
-            last = last[:-1]
-        kept[-1] = last.rstrip() + ELLIPSIS
-        return kept
+        return [*lines[: max_lines - 1], _with_ellipsis(lines[max_lines - 1], font, width)]
     return lines
+
+
+def wrap_lines(lines: tuple[str, ...] | list[str], font: Font, width: float,
+               max_lines: int) -> list[str]:
+    """:func:`wrap` each of ``lines`` (empty ones dropped) into at most
+    ``max_lines`` lines in all.
+
+    When they do not all fit, every item still gets a line of its own (cut
+    with "…"), the spare lines going to the first items; with more items than
+    lines the last line kept ends with "…".
+    """
+    items = [line for line in lines if line.strip()]
+    wrapped = [wrap(item, font, width, max_lines) for item in items]
+    if sum(len(w) for w in wrapped) <= max_lines:
+        return [line for w in wrapped for line in w]
+    if len(items) >= max_lines:
+        out = [fit(item, font, width) for item in items[:max_lines]]
+        if len(items) > max_lines:
+            out[-1] = _with_ellipsis(out[-1], font, width)
+        return out
+    out = []
+    spare = max_lines - len(items)
+    for item, w in zip(items, wrapped):
+        take = min(len(w), 1 + spare)
+        spare -= take - 1
+        out += wrap(item, font, width, take)
+    return out
+
+
+def _with_ellipsis(text: str, font: Font, width: float) -> str:
+    """``text`` cut so that it and a final "…" fit ``width`` px (it always gets one)."""
+    text = text.removesuffix(ELLIPSIS)
+    while text and _width(font, text.rstrip() + ELLIPSIS) > width:
+        text = text[:-1]
+    return text.rstrip() + ELLIPSIS
 
 
 def key_label(key: str) -> str:
@@ -225,12 +258,15 @@ def _score_bar(canvas: _Canvas, view: View, hand: int | None = None) -> None:
             canvas.text(round(x), 1, part, fill=OFF)
             x += _width(small, part) + inner
 
-    scores = [("NS", str(view.score_ns)), ("EW", str(view.score_ew))]
-    target = (f"→{view.target}",)
-    hands = [("Hand", str(hand)), (f"H{hand}",)] if hand is not None else [()]
+    Cell = tuple[str, ...]
+    scores: list[Cell] = [("NS", str(view.score_ns)), ("EW", str(view.score_ew))]
+    target: Cell = (f"→{view.target}",)
+    hands: list[Cell] = [("Hand", str(hand)), (f"H{hand}",)] if hand is not None else [()]
     room = WIDTH - 4 - _flag_room(view)
-    options = [([*scores, target], right, gap) for right in hands for gap in (9, 7, 5)]
-    options += [(scores, right, gap) for right in hands for gap in (9, 7)]
+    full = [*scores, target]
+    options = [(full, right, gap) for gap in (9, 7) for right in hands]
+    options += [(full, right, 5) for right in hands]
+    options += [(scores, right, gap) for gap in (9, 7, 5) for right in hands]
     for cells, right, gap in options:
         if sum(width(cell) for cell in [*cells, right]) + gap * len(cells) <= room:
             break
@@ -270,21 +306,46 @@ def _table(canvas: _Canvas, view: View) -> None:
             canvas.draw.point((x - 4, y), fill=ON)
         _tally(canvas, x, rows[0], "NS", view.tricks_ns)
         _tally(canvas, x, rows[1], "EW", view.tricks_ew)
-    # trump and maker, or the upcard while bidding
+    # trump and maker; while bidding the upcard and the maker picked so far
     cap_top = 32
-    if made:
-        symbol = _suit(view.trump)
-        canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), fill=ON)
-        canvas.text(2, cap_top, symbol, fill=OFF)
+    if made or view.maker:
+        if made:  # the trump suit, black in a lit chip
+            canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), fill=ON)
+            canvas.text(2, cap_top, _suit(view.trump), fill=OFF)
+        else:  # a maker picked, the suit still to come
+            canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), outline=ON)
+            canvas.text(2, cap_top, "?")
         alone = " alone" if view.alone else ""
-        room = WIDTH - 12 - _width(small, alone)
+        up = f"Up {_suit(view.upcard)}" if view.upcard and not made else ""
+        room = WIDTH - 12 - _width(small, alone) - (_width(small, up) + _CHAR_W if up else 0)
         canvas.text(12, cap_top, fit(view.maker or "", small, room) + alone)
+        if up:
+            canvas.text_right(WIDTH - 1, cap_top, up)
     elif view.upcard:
         canvas.text(0, cap_top, f"Up {_suit(view.upcard)} {_SUIT_NAMES.get(view.upcard, '')}")
     else:
-        canvas.text(0, cap_top, "Bidding", fill=ON)
+        canvas.text(0, cap_top, "Bidding")
     canvas.hline(42, dotted=True)
-    _prompt(canvas, view.prompt, top=44, max_lines=2)
+    if view.choices:  # cursor layout: the prompt, then the choice under the cursor
+        _prompt(canvas, view.prompt, top=44, max_lines=1)
+        _selector(canvas, view, top=53)
+    else:
+        _prompt(canvas, view.prompt, top=44, max_lines=2)
+
+
+def _selector(canvas: _Canvas, view: View, top: int) -> None:
+    """The choice under the cursor as an inverted row from ``top`` to the
+    bottom: ``◀ Ragnar won ▶``, the arrows showing there are more."""
+    small = canvas.fonts.small
+    count = len(view.choices)
+    cursor = max(0, min(view.cursor, count - 1))
+    canvas.draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=ON)
+    cap_top = top + (HEIGHT - top - _CAP_HEIGHT) // 2
+    if count > 1:
+        canvas.text(1, cap_top, "◀", fill=OFF)
+        canvas.text_right(WIDTH - 1, cap_top, "▶", fill=OFF)
+    label = fit(view.choices[cursor].label, small, WIDTH - 4 * _CHAR_W)
+    canvas.text_center(cap_top, label, fill=OFF)
 
 
 def _prompt(canvas: _Canvas, prompt: str, top: int, max_lines: int) -> None:
@@ -300,10 +361,16 @@ def _welcome(canvas: _Canvas, view: View) -> None:
     canvas.text_center(3, "♠♥ EUCHRE ♦♣", fill=OFF, font=fonts.large)
     info = f"Game to {view.target}"
     if view.dealer:
-        info = fit(f"{info}, {view.dealer} deals", fonts.small, WIDTH - 2)
+        options = (f"{info}, {view.dealer} deals", f"To {view.target}, {view.dealer} deals")
+        info = next((o for o in options if _width(fonts.small, o) <= WIDTH - 2), None) or fit(
+            f"{view.dealer} deals", fonts.small, WIDTH - 2)
     canvas.text_center(18, info)
     canvas.hline(29, dotted=True)
-    _prompt(canvas, view.prompt, top=32, max_lines=3)
+    if view.choices:
+        _prompt(canvas, view.prompt, top=32, max_lines=2)
+        _selector(canvas, view, top=53)
+    else:
+        _prompt(canvas, view.prompt, top=32, max_lines=3)
 
 
 def _title_bar(canvas: _Canvas, view: View, title: str, mark: str = "",
@@ -338,6 +405,9 @@ def menu_window(count: int, cursor: int, rows: int = _MENU_ROWS) -> int:
 
 
 def _menu(canvas: _Canvas, view: View) -> None:
+    """Title bar (with ``6/7`` when the list scrolls), four rows, the cursor's
+    row inverted, each choice's button in a small box before its label, and a
+    scroll bar on the right when there are more than four choices."""
     small = canvas.fonts.small
     choices: tuple[Choice, ...] = view.choices
     count = len(choices)
@@ -362,7 +432,7 @@ def _menu(canvas: _Canvas, view: View) -> None:
         cap_top = top + 2
         if choice.key:
             key = key_label(choice.key)
-            canvas.text(2 + (2 * _CHAR_W - _width(small, key)) / 2, cap_top, key, fill=fill)
+            canvas.text(2 + round((2 * _CHAR_W - _width(small, key)) / 2), cap_top, key, fill=fill)
             if index != cursor:  # a thin box marks the button name
                 canvas.draw.rectangle((0, top, 2 * _CHAR_W + 3, top + 11), outline=ON)
             else:
@@ -379,66 +449,60 @@ def _menu(canvas: _Canvas, view: View) -> None:
 
 
 def _result(canvas: _Canvas, view: View) -> None:
-    """The hand's result: title and score in the bar, the lines large below."""
+    """The hand's result: title and score in the bar, the lines large below
+    (Terminus Bold 14, centred) or, if one is too long for that, small and
+    word-wrapped."""
     fonts = canvas.fonts
     score = f"NS {view.score_ns}  EW {view.score_ew}"
     canvas.bar()
-    room = WIDTH - 4 - _flag_room(view)
-    score_w = _width(fonts.small, score)
-    canvas.text_right(WIDTH - 2 - _flag_room(view), 1, score, fill=OFF)
-    canvas.text(2, 1, fit(view.title, fonts.small, room - score_w - 6), fill=OFF)
-    lines = list(view.lines[:3])
+    score_left = canvas.text_right(WIDTH - 2 - _flag_room(view), 1, score, fill=OFF)
+    canvas.text(2, 1, fit(view.title, fonts.small, score_left - 2 - _CHAR_W), fill=OFF)
+    lines = [line for line in view.lines if line.strip()]
     if not lines:
         return
-    big = all(_width(fonts.bold, line) <= WIDTH - 2 for line in lines)
-    font = fonts.bold if big else fonts.small
-    pitch = 17 if big else 13
-    block = pitch * (len(lines) - 1) + (10 if big else 8)
-    top = _BAR_H + (HEIGHT - _BAR_H - block) // 2 + 1
+    if len(lines) <= 3 and all(_width(fonts.bold, line) <= WIDTH - 2 for line in lines):
+        font, pitch, cap_h = fonts.bold, 17, 10  # Terminus 14: capitals rows 2..11
+    else:
+        font, pitch, cap_h = fonts.small, _PITCH + 1, _CAP_HEIGHT
+        lines = wrap_lines(lines, font, WIDTH - 2, 4)
+    block = pitch * (len(lines) - 1) + cap_h
+    top = _BAR_H + (HEIGHT - _BAR_H - block + 1) // 2
     for i, line in enumerate(lines):
-        text = fit(line, font, WIDTH - 2)
-        y = top + i * pitch
-        x = round((WIDTH - _width(font, text)) / 2)
-        # Terminus 14: capitals on rows 2..11 (10 px), like 12 px's rows 2..9.
-        canvas.draw.text((x, y - _CAP_TOP), text, font=font, fill=ON)
+        canvas.text_center(top + i * pitch, line, font=font)
+
+
+def _banner_font(canvas: _Canvas, text: str, height: int) -> Font:
+    """The largest DejaVu Sans Bold that fits ``text`` in a banner ``height`` px tall."""
+    size = height * 4 // 5
+    font = canvas.fonts.sans_bold(size)
+    while size > 9 and _width(font, text) > WIDTH - 6:
+        size -= 1
+        font = canvas.fonts.sans_bold(size)
+    return font
 
 
 def _winner(canvas: _Canvas, view: View) -> None:
-    """A big inverted banner with the title, names and details below."""
-    fonts = canvas.fonts
-    title = view.title or "Game over"
-    banner_h = 30
+    """A big inverted banner with the title (DejaVu Sans Bold, as large as it
+    fits), the lines (names, what next) centred below, wrapped."""
+    small = canvas.fonts.small
+    lines = wrap_lines(view.lines, small, WIDTH - 2, 4)
+    banner_h = 30 if len(lines) <= 3 else 22
     canvas.draw.rectangle((0, 0, WIDTH - 1, banner_h - 1), fill=ON)
-    size = 24
-    font = fonts.sans_bold(size)
-    while size > 10 and _width(font, title) > WIDTH - 6:
-        size -= 1
-        font = fonts.sans_bold(size)
+    title = view.title or "Game over"
+    font = _banner_font(canvas, title, banner_h)
     title = fit(title, font, WIDTH - 4)
     canvas.draw.text((WIDTH // 2, banner_h // 2), title, font=font, fill=OFF, anchor="mm")
-    # a row of suit pips under the banner
-    lines = list(view.lines[:3])
-    top = banner_h + 3
-    if len(lines) < 3:
-        top += (3 - len(lines)) * _PITCH // 2
+    room = HEIGHT - banner_h  # rows below the banner
+    block = _PITCH * (len(lines) - 1) + _CAP_HEIGHT
+    top = banner_h + (room - block + 1) // 2
     for i, line in enumerate(lines):
-        canvas.text_center(top + i * _PITCH, fit(line, fonts.small, WIDTH - 2))
+        canvas.text_center(top + i * _PITCH, line)
 
 
 def _text_page(canvas: _Canvas, view: View, mark: str) -> None:
     """``help`` and ``notice``: a title bar and up to 5 lines, wrapped."""
-    small = canvas.fonts.small
     _title_bar(canvas, view, view.title, mark)
-    out: list[str] = []
-    budget = 5
-    for line in view.lines:
-        room = budget - len(out)
-        if room <= 0:
-            break
-        out += wrap(line, small, WIDTH - 2, room)
-    if len(out) == budget and sum(len(wrap(ln, small, WIDTH - 2, 99)) for ln in view.lines) > 5:
-        out[-1] = fit(out[-1].rstrip(ELLIPSIS) + ELLIPSIS, small, WIDTH - 2)
-    for i, line in enumerate(out):
+    for i, line in enumerate(wrap_lines(view.lines, canvas.fonts.small, WIDTH - 2, 5)):
         canvas.text(1, 13 + i * _PITCH, line)
 
 
@@ -514,7 +578,11 @@ SAMPLE_VIEWS: Final[dict[str, View]] = {
     ),
     "table_bidding": View(
         kind="table", score_ns=3, score_ew=4, hand=5, dealer="Ragnar", leader="Sigríður",
-        upcard="H", prompt="Who made trump? Press the maker's seat",
+        upcard="H", maker="Anna", alone=True, prompt="Anna makes: which suit?",
+    ),
+    "table_upcard": View(
+        kind="table", score_ns=3, score_ew=4, hand=5, dealer="Ragnar", leader="Sigríður",
+        upcard="H", prompt="Sigríður to bid: order up, or pass",
     ),
     "table_alone": View(
         kind="table", score_ns=7, score_ew=5, hand=3, dealer="Sigríður", leader="Anna",
@@ -526,6 +594,13 @@ SAMPLE_VIEWS: Final[dict[str, View]] = {
         dealer="Maximiliánus Ø", leader="Þórhildur-Björk", trump="C",
         maker="Maximiliánus Ø", tricks_ns=0, tricks_ew=3,
         prompt="Trick 4: who won it? (makers have 0, they need 3 to score)",
+    ),
+    "table_cursor": View(
+        kind="table", score_ns=4, score_ew=6, hand=7, dealer="Anna", leader="Ragnar",
+        trump="S", maker="South", tricks_ns=2, tricks_ew=1, prompt="Trick 4: who won?",
+        choices=(Choice("Ragnar won", "N"), Choice("Sigríður won", "E"),
+                 Choice("South won", "S"), Choice("Anna won", "W")),
+        cursor=1,
     ),
     "menu_scrolled": View(
         kind="menu", title="Who made trump?",
@@ -548,7 +623,7 @@ SAMPLE_VIEWS: Final[dict[str, View]] = {
     ),
     "winner": View(
         kind="winner", title="NS win 10-7", score_ns=10, score_ew=7,
-        lines=("Ragnar & South", "after 9 hands", "OK: new game"),
+        lines=("Ragnar & South", "New game: tap the first dealer"),
     ),
     "help": View(
         kind="help", title="Buttons",

@@ -7,6 +7,14 @@ Rules and names are the game's own ``rules``/``players`` lines.  Derived state
 
 ``append`` returns only after the line is committed to disk, so the caller may
 acknowledge the entry (screen, serial link) once it returns.
+
+A journal that cannot be read (not a database, corrupt, lines out of
+sequence, a schema that is not ours) is moved aside with a ``.reason`` file
+beside it, never deleted, and a fresh one is started (``moved_aside`` says
+where it went, for the notice on the screen).  Errors of the surroundings
+rather than of the file (locked, read-only, permission, I/O, disk full) do
+not move anything: they raise :class:`JournalError`, so a journal that is
+fine but momentarily unreachable is never set aside.
 """
 
 from __future__ import annotations
@@ -40,7 +48,47 @@ CREATE TABLE IF NOT EXISTS lines (
 
 
 class JournalError(RuntimeError):
-    """The journal cannot be opened or read (it is moved aside, never deleted)."""
+    """A game that does not replay, or a journal that cannot be opened for a
+    reason that is not the file's fault (locked, read-only, no space...)."""
+
+
+# SQLite result codes (low byte of the extended code) that say the file is
+# fine but cannot be used right now: never a reason to move a journal aside.
+_NOT_THE_FILE = {
+    3,  # SQLITE_PERM
+    5,  # SQLITE_BUSY
+    6,  # SQLITE_LOCKED
+    7,  # SQLITE_NOMEM
+    8,  # SQLITE_READONLY
+    9,  # SQLITE_INTERRUPT
+    10,  # SQLITE_IOERR
+    13,  # SQLITE_FULL
+    14,  # SQLITE_CANTOPEN
+    15,  # SQLITE_PROTOCOL
+    22,  # SQLITE_NOLFS
+    23,  # SQLITE_AUTH
+}
+
+
+def _is_unreadable(error: sqlite3.DatabaseError) -> bool:
+    """True when ``error`` means the journal file itself is bad (corrupt, not a
+    database, not our schema, or one of our own checks failed)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code is None or code & 0xFF not in _NOT_THE_FILE
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make renames and new files in ``path`` durable (best effort)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -56,54 +104,134 @@ class GameInfo:
 class Store:
     """A crash-safe journal of games in ``state_dir/journal.sqlite3``."""
 
-    def __init__(self, state_dir: Path) -> None:
+    def __init__(self, state_dir: Path, *, busy_timeout: float = 5.0) -> None:
         self.state_dir = Path(state_dir)
+        self.busy_timeout = busy_timeout
+        """Seconds to wait for another process that holds the journal."""
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.state_dir / JOURNAL_NAME
-        self.moved_aside: Path | None = None
+        self.moved_aside: Path | None = self._set_aside_orphans()
         """Where an unreadable journal was moved at open, if it was."""
         try:
             self._db = self._open()
         except sqlite3.DatabaseError as error:
+            if not _is_unreadable(error):
+                raise JournalError(f"{self.path}: {error}") from error
             self.moved_aside = self._move_aside(error)
-            self._db = self._open()
+            try:
+                self._db = self._open()
+            except sqlite3.DatabaseError as again:
+                raise JournalError(f"{self.path}: {again}") from again
 
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        if self.path.exists():
+            self._check_file()
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
+                             check_same_thread=False)
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
             db.executescript(_SCHEMA)
-            check = db.execute("PRAGMA quick_check").fetchone()
-            if check is None or check[0] != "ok":
-                raise sqlite3.DatabaseError(f"quick_check: {check}")
-            for (game_id,) in db.execute("SELECT id FROM games").fetchall():
-                self._check_readable(db, game_id)
         except sqlite3.DatabaseError:
             db.close()
             raise
         return db
 
+    def _check_file(self) -> None:
+        """Read the whole journal through a read-only connection; raise
+        ``sqlite3.DatabaseError`` if it is not a journal SQLite can read.
+
+        Read-only, so that a bad journal reaches :meth:`_move_aside` exactly as
+        it was: a read-write connection that fails to read the database
+        still checkpoints its -wal into the file when it is closed, and
+        deletes the -wal.
+        """
+        ro = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True,
+                             timeout=self.busy_timeout)
+        try:
+            check = ro.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"quick_check: {check}")
+            tables = {name for (name,) in ro.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            # Our schema (either table may be missing yet: the schema script
+            # commits one table at a time), every value of the type we wrote.
+            if "games" in tables:
+                ro.execute("SELECT id, created, flow FROM games LIMIT 0")
+                self._check_type(ro, "games", "flow")
+            if "lines" in tables:
+                ro.execute("SELECT game_id, seq, text FROM lines LIMIT 0")
+                self._check_type(ro, "lines", "text")
+            if "games" in tables and "lines" in tables:
+                for (game_id,) in ro.execute("SELECT id FROM games").fetchall():
+                    self._check_readable(ro, game_id)
+        finally:
+            ro.close()
+
+    @staticmethod
+    def _check_type(db: sqlite3.Connection, table: str, column: str) -> None:
+        (wrong,) = db.execute(
+            f"SELECT COUNT(*) FROM {table} WHERE typeof({column}) != 'text'").fetchone()
+        if wrong:
+            raise sqlite3.DatabaseError(f"{table}.{column}: {wrong} values that are not text")
+
     @staticmethod
     def _check_readable(db: sqlite3.Connection, game_id: int) -> None:
         rows = db.execute(
-            "SELECT seq FROM lines WHERE game_id=? ORDER BY seq", (game_id,)
-        ).fetchall()
-        if [seq for (seq,) in rows] != list(range(len(rows))):
+            "SELECT seq, text FROM lines WHERE game_id=? ORDER BY seq", (game_id,)
+        ).fetchall()  # decodes every line: undecodable text fails here, at open
+        db.execute("SELECT flow FROM games WHERE id=?", (game_id,)).fetchone()
+        if [seq for (seq, _) in rows] != list(range(len(rows))):
             raise sqlite3.DatabaseError(f"game {game_id}: lines out of sequence")
 
-    def _move_aside(self, error: Exception) -> Path:
+    def _aside_name(self, kind: str) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = self.state_dir / f"{JOURNAL_NAME}.unreadable-{stamp}"
+        target = self.state_dir / f"{JOURNAL_NAME}.{kind}-{stamp}"
         index = 1
-        while target.exists():
-            target = self.state_dir / f"{JOURNAL_NAME}.unreadable-{stamp}-{index}"
+        while any(Path(str(target) + s).exists() for s in ("", "-wal", "-shm", ".reason")):
+            target = self.state_dir / f"{JOURNAL_NAME}.{kind}-{stamp}-{index}"
             index += 1
+        return target
+
+    def _write_reason(self, target: Path, text: str) -> None:
+        reason = self.state_dir / (target.name + ".reason")
+        with open(reason, "w", encoding="utf-8") as handle:
+            handle.write(f"{text}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _move_aside(self, error: Exception) -> Path:
+        """Rename the journal (and its -wal/-shm) to ``*.unreadable-STAMP``.
+
+        The main file goes first: if power fails before its -wal follows, the
+        -wal is left without a database and :meth:`_set_aside_orphans` moves it
+        at the next start, so it is never replayed into a fresh journal.
+        """
+        target = self._aside_name("unreadable")
         for suffix in ("", "-wal", "-shm"):
             source = Path(str(self.path) + suffix)
             if source.exists():
                 os.replace(source, Path(str(target) + suffix))
-        (self.state_dir / (target.name + ".reason")).write_text(f"{error}\n", encoding="utf-8")
+        _fsync_dir(self.state_dir)
+        self._write_reason(target, str(error))
+        _fsync_dir(self.state_dir)
+        return target
+
+    def _set_aside_orphans(self) -> Path | None:
+        """A -wal or -shm with no journal beside it (a move aside cut short, or
+        a journal deleted by hand) is moved aside too: SQLite would otherwise
+        replay that old WAL into the new, empty journal."""
+        if self.path.exists():
+            return None
+        orphans = [s for s in ("-wal", "-shm") if Path(str(self.path) + s).exists()]
+        if not orphans:
+            return None
+        target = self._aside_name("orphan")
+        for suffix in orphans:
+            os.replace(Path(str(self.path) + suffix), Path(str(target) + suffix))
+        _fsync_dir(self.state_dir)
+        self._write_reason(target, f"{' and '.join(orphans)} found without {JOURNAL_NAME}")
+        _fsync_dir(self.state_dir)
         return target
 
     @contextmanager

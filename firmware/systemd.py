@@ -57,6 +57,15 @@ class Notifier:
     def stopping(self) -> None:
         self._send("STOPPING=1")
 
+    def status(self, text: str) -> None:
+        """A one-line status for ``systemctl status`` (``STATUS=``)."""
+        self._send("STATUS=" + " ".join(text.split()))
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+
     def watchdog(self) -> None:
         if self.interval is None:
             return

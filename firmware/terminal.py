@@ -182,7 +182,8 @@ def status_lines(view: View) -> list[str]:
     if view.kind == "table":
         third = view.prompt
         if view.choices:
-            third += "  " + " · ".join(choice.label for choice in view.choices)
+            third += "  " + " · ".join(("▸" if index == view.cursor else "") + choice.label
+                                       for index, choice in enumerate(view.choices))
     elif view.kind == "menu":
         third = f"{view.title}:  " + " · ".join(
             (f"{KEY_FOR_BUTTON.get(choice.key, choice.key)} " if choice.key else "")
@@ -451,12 +452,12 @@ def raw_terminal(fd: int) -> Iterator[bool]:
     except (termios.error, OSError, ValueError):
         yield False
         return
-    new = [list(part) if isinstance(part, list) else part for part in old]
-    new[0] &= ~(termios.IXON | termios.ICRNL | termios.INLCR | termios.IGNCR)
-    new[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
-    new[6][termios.VMIN] = 1
-    new[6][termios.VTIME] = 0
-    termios.tcsetattr(fd, termios.TCSANOW, new)
+    iflag, oflag, cflag, lflag, ispeed, ospeed, cc = old
+    cc = list(cc)
+    cc[termios.VMIN], cc[termios.VTIME] = 1, 0
+    iflag &= ~(termios.IXON | termios.ICRNL | termios.INLCR | termios.IGNCR)
+    lflag &= ~(termios.ICANON | termios.ECHO | termios.ISIG | termios.IEXTEN)
+    termios.tcsetattr(fd, termios.TCSANOW, [iflag, oflag, cflag, lflag, ispeed, ospeed, cc])
     try:
         yield True
     finally:

@@ -122,7 +122,8 @@ def test_cursor_game_to_ten_through_mock_pins(tmp_path: Path, factory: Any,
         tap("UNDO")  # after the win: undo is still taken ...
         assert journal_lines(referee)[-1] == "undo"
         assert referee.game.winner is None and referee.view().message == "undone: tricks 0"
-        choose(referee, "Makers took 0", tap)  # ... and the claim re-entered
+        choose(referee, "Claim: makers took…", tap)  # ... and the claim re-entered
+        choose(referee, "Makers took 0", tap)
     finally:
         bank.close()
     assert journal_lines(referee) == [*CURSOR_JOURNAL, "undo", "tricks 0"]
@@ -169,7 +170,7 @@ def test_bouncy_tap_records_exactly_one_trick(tmp_path: Path) -> None:
         bank.close()
         bouncy.reset()
         bouncy.close()
-    assert journal_lines(referee)[2:] == ["game dealer=W", "order S", "trick S"]
+    assert journal_lines(referee)[2:] == ["game dealer=W", "make S H", "trick S"]
     assert referee.view().prompt == "Trick 2: who won?"
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import io
 import os
+import pty
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -33,6 +36,7 @@ from firmware.terminal import (
     framed,
     half_blocks,
     quadrants,
+    raw_terminal,
     status_lines,
 )
 from firmware.view import View
@@ -226,6 +230,30 @@ def test_fw_unknown_keys_are_named_not_pressed() -> None:
     assert not decoder.pending
 
 
+def test_fw_raw_terminal_is_restored_even_after_an_error() -> None:
+    master, slave = pty.openpty()
+    try:
+        before = termios.tcgetattr(slave)
+        assert before[3] & termios.ICANON and before[3] & termios.ECHO
+        with pytest.raises(RuntimeError), raw_terminal(slave) as raw:
+            assert raw is True
+            now = termios.tcgetattr(slave)
+            assert not now[3] & (termios.ICANON | termios.ECHO | termios.ISIG)
+            assert not now[0] & termios.ICRNL
+            raise RuntimeError("boom")
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(master)
+        os.close(slave)
+    read_end, write_end = os.pipe()
+    try:
+        with raw_terminal(read_end) as raw:
+            assert raw is False  # a pipe: left alone
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
 # --------------------------------------------------------------------------- wiring
 
 
@@ -340,6 +368,31 @@ def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
         again.close(force=True)
     assert again.exitstatus == 0
     check_journal(tmp_path)  # quitting added nothing
+
+
+@pytest.mark.timeout(20)
+def test_fw_emulate_sigterm_restores_the_terminal(tmp_path: Path) -> None:
+    child = pexpect.spawn(
+        sys.executable, ["-m", "firmware", "emulate", "--state-dir", str(tmp_path)],
+        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=10, encoding="utf-8",
+    )
+    try:
+        child.expect_exact("\x1b[?1049h\x1b[?25l")  # alternate screen, cursor hidden
+        child.expect_exact("» New game: who deals first?")
+        child.send("n")
+        child.expect_exact("Hand 1: Ragnar deals")
+        child.kill(signal.SIGTERM)
+        child.expect_exact("\x1b[?25h\x1b[?1049l")  # cursor shown, screen back
+        child.expect_exact("euchre-referee: stopped; games kept in")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    store = Store(tmp_path)
+    try:
+        assert store.lines(store.latest() or 0)[-1] == "game dealer=N"
+    finally:
+        store.close()
 
 
 @pytest.mark.timeout(20)

@@ -27,6 +27,7 @@ from firmware.screens import (
     menu_window,
     render,
     wrap,
+    wrap_lines,
 )
 from firmware.view import Choice, View
 
@@ -226,6 +227,35 @@ def test_fit_and_wrap_exact() -> None:
     assert wrap("a\nb", small, 126, 3) == ["a", "b"]
     assert wrap("x" * 30, small, 60, 3) == ["x" * 10, "x" * 10, "x" * 10]
     assert wrap("", small, 60, 2) == [""]
+
+
+@needs_fonts
+def test_wrap_lines_keeps_every_item_when_short_of_room() -> None:
+    small = load_fonts().small
+    keys = ("N E S W: seats  ♠♥♦♣: suits", "ALONE: alone / renege", "OK: confirm, claim, pass",
+            "UNDO: back one step")
+    assert wrap_lines(keys, small, 126, 6) == [
+        "N E S W: seats ♠♥♦♣:", "suits", "ALONE: alone / renege", "OK: confirm, claim,",
+        "pass", "UNDO: back one step"]
+    assert wrap_lines(keys, small, 126, 5) == [
+        "N E S W: seats ♠♥♦♣:", "suits", "ALONE: alone / renege", "OK: confirm, claim,…",
+        "UNDO: back one step"]
+    assert wrap_lines(keys, small, 126, 3) == [
+        "N E S W: seats  ♠♥♦♣…", "ALONE: alone / renege", "OK: confirm, claim,…"]
+    assert wrap_lines(("a", "", "b"), small, 126, 5) == ["a", "b"]
+
+
+@needs_fonts
+def test_table_in_the_cursor_layout_shows_the_choice_under_the_cursor() -> None:
+    base = SAMPLE_VIEWS["table_cursor"]
+    frames = [render(View(**{**base.__dict__, "cursor": i})) for i in range(4)]
+    plain = render(View(**{**base.__dict__, "choices": ()}))
+    for i, frame in enumerate(frames):
+        # the score bar, names, trump and the prompt's first line stay put
+        assert frame.crop((0, 0, WIDTH, 53)).tobytes() == plain.crop((0, 0, WIDTH, 53)).tobytes()
+        assert frame.getpixel((64, 53)) == 255  # the inverted selector row
+        for j in range(i):
+            assert ImageChops.difference(frame, frames[j]).getbbox() is not None
 
 
 def test_key_labels() -> None:

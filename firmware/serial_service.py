@@ -1,0 +1,687 @@
+"""The referee's side of the serial link (docs/serial-protocol.md).
+
+:class:`RefereeProtocol` turns request lines into answers; it runs on the
+link's reader thread and never touches the game itself: everything that reads
+or changes the referee is posted to the main loop's queue as a callable and
+waited for, so the game keeps one owner and the buttons and the screen are
+never held up by the port.  Checking a replayed log is pure computation on a
+fresh :class:`euchre_core.Game`, done on the reader thread.
+
+:class:`SerialService` ties the protocol to a :class:`drivers.serialport.SerialLink`
+and to the referee's journal listeners (the live feed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from drivers.serialport import (
+    DEFAULT_BAUDRATE,
+    DEFAULT_MAX_LINE,
+    Endpoint,
+    LineProtocol,
+    PtyEndpoint,
+    SerialLink,
+    Transport,
+    UrlEndpoint,
+    point_link,
+)
+from euchre_core import (
+    SEATS,
+    IllegalEntry,
+    LogError,
+    LogSyntaxError,
+    Phase,
+    Replay,
+    Rules,
+    Team,
+    replay,
+)
+from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck, parse_event
+from euchre_core.log import strip_line, with_checksum
+
+from .app import Referee
+from .summary import summary_json, summary_text
+
+__all__ = [
+    "MAX_LINE",
+    "MAX_REPLAY_LINES",
+    "PROTOCOL_VERSION",
+    "Busy",
+    "RefereeProtocol",
+    "SerialService",
+    "status_of",
+]
+
+PROTOCOL_VERSION: Final = 1
+MAX_LINE: Final = DEFAULT_MAX_LINE
+"""Bytes in a request or log line, its CR/LF not counted (the checksum counted)."""
+MAX_REPLAY_LINES: Final = 100_000
+MAIN_LOOP_TIMEOUT_S: Final = 10.0
+"""How long a request waits for the main loop before it is answered ``error busy``."""
+CANCEL: Final = b"\x03"
+"""Ctrl-C: a line holding it is dropped, and it abandons a replay in progress."""
+REPLAY_SOURCE: Final = "-"
+"""The ``file`` of a log replayed over the link (the laptop puts its path there)."""
+
+T = TypeVar("T")
+MainCall = Callable[[Callable[[Referee], T]], T]
+"""Runs a function on the main loop with the referee and returns its result."""
+
+
+class Busy(RuntimeError):
+    """The main loop did not take a request in time (nothing was done)."""
+
+
+HELP: Final = (
+    f"euchre-referee serial protocol {PROTOCOL_VERSION}: one request a line, one answer each",
+    "help                     this list",
+    "status [json]            the live game: score, hand, dealer, leader, call, tricks, next",
+    "enter EVENT              one table event, as the buttons enter it (enter trick N, enter undo)",
+    "watch on|off             the live feed: each entry as it is made, sent as 'event LINE'",
+    "replay [load] [N]        check a log: send it, then '.' (or exactly N lines);"
+    " load: make it the current game",
+    "export [ID]              the current game (or stored game ID) as a clean log",
+    "games                    the stored games",
+    "players [N=NAME ...]     player names for the next game (no names: show them)",
+    "rules [KEY=VALUE ...]    house rules for the next game ('rules standard'; none: show them)",
+    "sync TOKEN               answers 'ok sync TOKEN' (programs skip stale output up to it)",
+    f"lines: UTF-8, at most {MAX_LINE} bytes, end with CR, LF or CR LF;"
+    " a '*XXXX' checksum at the end is checked",
+    "answers: 'ok ...', 'error ...', or 'ok begin N' + N lines + 'ok end';"
+    " every line ends with *XXXX",
+)
+
+
+# --- what the status says ----------------------------------------------------------
+
+
+def status_of(referee: Referee) -> dict[str, Any]:
+    """The live game as a JSON-ready object (call on the main loop)."""
+    game = referee.game
+    hand = game.hand
+    in_game = game.phase is Phase.IN_GAME
+    made = in_game and hand.maker is not None
+    return {
+        "game_id": referee.game_id,
+        "phase": game.phase.value,
+        "score": {"NS": game.score[Team.NS], "EW": game.score[Team.EW]},
+        "target": game.rules.target,
+        "hands_played": game.hands_played,
+        "hand": hand.number if in_game else None,
+        "dealer": str(game.dealer) if game.dealer is not None else None,
+        "leader": str(game.leader) if game.leader is not None else None,
+        "maker": str(hand.maker) if made else None,
+        "trump": str(hand.trump) if made and hand.trump is not None else None,
+        "alone": bool(made and hand.alone),
+        "upcard": str(hand.upcard_suit) if in_game and hand.upcard_suit is not None else None,
+        "tricks": [str(seat) for seat in hand.tricks] if in_game else [],
+        "tricks_ns": hand.tricks_of(Team.NS) if in_game else 0,
+        "tricks_ew": hand.tricks_of(Team.EW) if in_game else 0,
+        "trick": [f"{seat} {card}" for seat, card in hand.trick] if in_game else [],
+        "expected": game.expected,
+        "expected_kind": game.expected_kind,
+        "winner": str(game.winner) if game.winner is not None else None,
+        "names": {str(seat): game.name(seat) for seat in SEATS},
+    }
+
+
+def _status_lines(status: dict[str, Any]) -> list[str]:
+    names = status["names"]
+
+    def seat(value: str | None) -> str:
+        return "-" if value is None else f"{value} {names[value]}"
+
+    score = status["score"]
+    tricks = " ".join(status["tricks"]) or "-"
+    return [
+        f"game={status['game_id']}",
+        f"phase={status['phase']}",
+        f"score=NS {score['NS']} EW {score['EW']}",
+        f"target={status['target']}",
+        f"hands_played={status['hands_played']}",
+        f"hand={status['hand'] if status['hand'] is not None else '-'}",
+        f"dealer={seat(status['dealer'])}",
+        f"leader={seat(status['leader'])}",
+        f"maker={seat(status['maker'])}",
+        f"trump={status['trump'] or '-'}",
+        f"alone={'yes' if status['alone'] else 'no'}",
+        f"tricks={tricks} (NS {status['tricks_ns']} EW {status['tricks_ew']})",
+        f"trick={', '.join(status['trick']) or '-'}",
+        f"expected={status['expected_kind']}: {status['expected']}",
+        f"winner={status['winner'] or '-'}",
+        "players=" + " ".join(f"{seat}={name}" for seat, name in names.items()),
+    ]
+
+
+# --- replay input ------------------------------------------------------------------
+
+
+@dataclass
+class _ReplayInput:
+    """A log arriving after ``replay``: its lines, and the first line that could
+    not even be read (too long, not UTF-8, too many)."""
+
+    load: bool
+    count: int | None
+    """Lines announced (``replay 97``), or None: the log ends at '.' / 'replay end'."""
+    lines: list[str] = field(default_factory=list)
+    problem: LogError | None = None
+
+    def add(self, text: str | None, problem: str | None = None) -> None:
+        number = len(self.lines) + 1
+        if problem is not None and self.problem is None:
+            self.problem = LogError(number, problem)
+        if number > MAX_REPLAY_LINES and self.problem is None:
+            self.problem = LogError(number, f"too long a log (max {MAX_REPLAY_LINES} lines)")
+        self.lines.append(text if text is not None and self.problem is None else "")
+
+    @property
+    def complete(self) -> bool:
+        return self.count is not None and len(self.lines) >= self.count
+
+    def check(self) -> Replay:
+        """The verdict: euchre_core's replay of the lines before any unreadable one."""
+        problem = self.problem
+        lines = self.lines if problem is None else self.lines[: problem.line - 1]
+        result = replay("\n".join(lines) + "\n")
+        if problem is not None and (result.error is None or result.error.line >= problem.line):
+            return Replay(result.game, problem, problem.line)
+        return result
+
+
+def _is_end(raw: bytes) -> bool:
+    """``.`` or ``replay end`` (a checksum and spaces allowed): the end of a log."""
+    if len(raw) > 40:
+        return False
+    try:
+        text = strip_line(raw.decode("utf-8"))
+    except (UnicodeDecodeError, LogSyntaxError):
+        return False
+    return text == "." or text.split() == ["replay", "end"]
+
+
+def _edited(text: str) -> str:
+    """``text`` with backspaces (BS, DEL) applied, as a person typing meant it."""
+    if "\b" not in text and "\x7f" not in text:
+        return text
+    out: list[str] = []
+    for char in text:
+        if char in "\b\x7f":
+            if out:
+                out.pop()
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _not_utf8(raw: bytes, error: UnicodeDecodeError) -> str:
+    return f"not UTF-8: byte {error.start + 1} of the line is 0x{raw[error.start]:02X}"
+
+
+# --- the protocol ------------------------------------------------------------------
+
+
+class _NoTransport:
+    def write(self, data: bytes) -> None:
+        pass
+
+
+class RefereeProtocol(LineProtocol):
+    """Requests in, answers out (see docs/serial-protocol.md).
+
+    ``call(fn)`` runs ``fn(referee)`` on the main loop and returns what it
+    returns (tests pass ``lambda fn: fn(referee)``).  Every answer is handed to
+    the transport in one ``write``, so nothing else is sent in its middle.
+    """
+
+    def __init__(self, call: MainCall[Any]) -> None:
+        self.call = call
+        self.transport: Transport = _NoTransport()
+        self.watching = False
+        self._replay: _ReplayInput | None = None
+        self._commands: dict[str, Callable[[str], None]] = {
+            "help": self._help,
+            "status": self._status,
+            "enter": self._enter,
+            "watch": self._watch,
+            "replay": self._replay_begin,
+            "export": self._export,
+            "games": self._games,
+            "players": self._players,
+            "rules": self._rules,
+            "sync": self._sync,
+        }
+
+    # --- output ------------------------------------------------------------------
+
+    def send(self, lines: list[str]) -> None:
+        """Lines to the peer, each with its checksum, in one write."""
+        self.transport.write("".join(with_checksum(line) + "\r\n" for line in lines)
+                             .encode("utf-8"))
+
+    def ok(self, text: str = "") -> None:
+        self.send([f"ok {text}" if text else "ok"])
+
+    def error(self, text: str) -> None:
+        self.send([f"error {text}"])
+
+    def framed(self, lines: list[str], about: str = "") -> None:
+        header = f"ok begin {len(lines)}" + (f" {about}" if about else "")
+        self.send([header, *lines, "ok end"])
+
+    def event(self, line: str) -> None:
+        """One journal line for the live feed (sent only while watching)."""
+        if self.watching:
+            self.send([f"event {line}"])
+
+    # --- the link's calls ----------------------------------------------------------
+
+    def connection_made(self, transport: Transport) -> None:
+        self.transport = transport
+        self.watching = False
+        self._replay = None
+
+    def connection_lost(self, error: Exception | None, partial: bool) -> None:
+        self.watching = False
+        self._replay = None  # a log cut off by a disconnect is not checked
+
+    def handle_too_long(self, limit: int) -> None:
+        if self._replay is not None:
+            self._replay.add(None, f"line too long (max {limit} bytes)")
+            self._maybe_finish()
+        else:
+            self.error(f"line too long (max {limit} bytes)")
+
+    def handle_line(self, line: bytes) -> None:
+        try:
+            if self._replay is not None:
+                self._replay_line(line)
+            else:
+                self._request(line)
+        except Busy as error:
+            self.error(str(error))
+        except Exception as error:  # a bug or a failing journal: say so, keep serving
+            self.error(f"internal: {type(error).__name__}: {error}")
+
+    # --- requests ------------------------------------------------------------------
+
+    def _request(self, raw: bytes) -> None:
+        if CANCEL in raw:
+            return  # a person cancelled the line (Ctrl-C): no request
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self.error(_not_utf8(raw, error))
+            return
+        try:
+            text = strip_line(_edited(text))
+        except LogSyntaxError as error:
+            self.error(str(error))  # "checksum mismatch: the line says *0000, its text gives ..."
+            return
+        if not text:
+            return  # a blank line or a comment is no request
+        command, _, rest = text.partition(" ")
+        handler = self._commands.get(command)
+        if handler is None:
+            self.error(f"unknown command {command!r} (try help)")
+            return
+        handler(rest.strip())
+
+    def _help(self, args: str) -> None:
+        self.framed(list(HELP), "help")
+
+    def _status(self, args: str) -> None:
+        if args not in ("", "json"):
+            self.error("status: expected 'status' or 'status json'")
+            return
+        status = self.call(status_of)
+        if args == "json":
+            self.ok(json.dumps(status, ensure_ascii=False))
+        else:
+            self.framed(_status_lines(status), "status")
+
+    def _enter(self, args: str) -> None:
+        if not args:
+            self.error("enter: expected 'enter EVENT' (enter trick N, enter make E H alone)")
+            return
+        try:
+            event = parse_event(args)
+        except LogSyntaxError as error:
+            self.error(str(error))
+            return
+        line = event.line()
+
+        def apply(referee: Referee) -> tuple[str | None, str]:
+            if isinstance(event, Undo):
+                last = referee.game.entries[-1].line() if referee.game.entries else ""
+                return referee.undo(), f"undone: {last}"
+            if isinstance(event, (ScoreCheck, WinnerCheck)):
+                return _verify(referee, event), f"{line}: checked"
+            reason = referee.enter(event)  # type: ignore[arg-type]
+            return reason, f"{line} (next: {referee.game.expected})"
+
+        reason, done = self.call(apply)
+        if reason is not None:
+            self.error(reason)
+        else:
+            self.ok(done)
+
+    def _watch(self, args: str) -> None:
+        if args == "on":
+            self.watching = True
+            self.ok("watching: each entry comes as 'event LINE'")
+        elif args == "off":
+            self.watching = False
+            self.ok("not watching")
+        elif not args:
+            self.ok("watching" if self.watching else "not watching")
+        else:
+            self.error("watch: expected 'watch on' or 'watch off'")
+
+    def _replay_begin(self, args: str) -> None:
+        words = args.split()
+        load = False
+        count: int | None = None
+        for index, word in enumerate(words):
+            if word == "begin" and index == 0:
+                continue
+            if word == "load" and not load:
+                load = True
+            elif word.isdigit() and count is None and index == len(words) - 1:
+                count = int(word)
+            else:
+                self.error("replay: expected 'replay [begin] [load] [LINES]'")
+                return
+        if count is not None and not 1 <= count <= MAX_REPLAY_LINES:
+            self.error(f"replay: 1 to {MAX_REPLAY_LINES} lines")
+            return
+        self._replay = _ReplayInput(load, count)
+        if count is None:
+            self.ok("replay: send the log, then '.' (or 'replay end')")
+        else:
+            self.ok(f"replay: send the log's {count} lines")
+
+    def _replay_line(self, raw: bytes) -> None:
+        state = self._replay
+        assert state is not None
+        if CANCEL in raw:
+            self._replay = None
+            self.error("replay abandoned (Ctrl-C): nothing was checked")
+            return
+        if state.count is None and _is_end(raw):
+            self._finish_replay()
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            state.add(None, _not_utf8(raw, error))
+        else:
+            state.add(text)
+        self._maybe_finish()
+
+    def _maybe_finish(self) -> None:
+        if self._replay is not None and self._replay.complete:
+            self._finish_replay()
+
+    def _finish_replay(self) -> None:
+        state = self._replay
+        assert state is not None
+        self._replay = None
+        result = state.check()
+        valid = result.error is None
+        lines = [json.dumps(summary_json(REPLAY_SOURCE, result), ensure_ascii=False)]
+        if result.error is not None:
+            lines.append(f"{REPLAY_SOURCE}:{result.error.line}: {result.error.reason}")
+        else:
+            summary = summary_text(REPLAY_SOURCE, result)
+            lines.extend(line.rstrip() for line in summary.splitlines())
+        if state.load:
+            if valid:
+                entries = [entry.line() for entry in result.game.entries]
+                game_id = self.call(lambda referee: _load(referee, entries))
+                lines.append(f"loaded as game {game_id}: it is now the current game")
+            else:
+                lines.append("not loaded: the log is invalid")
+        self.framed(lines, "valid" if valid else "invalid")
+
+    def _export(self, args: str) -> None:
+        if args and not args.isdigit():
+            self.error("export: expected 'export' or 'export ID' (see games)")
+            return
+        wanted = int(args) if args else None
+
+        def export(referee: Referee) -> tuple[int, str | None, list[str]]:
+            game_id = referee.game_id if wanted is None else wanted
+            known = [info.id for info in referee.store.games()]
+            if game_id not in known:
+                span = f"{known[0]}-{known[-1]}" if known else "none"
+                return game_id, f"no game {game_id} (stored games: {span})", []
+            return game_id, None, referee.store.export(game_id).splitlines()
+
+        game_id, reason, lines = self.call(export)
+        if reason is not None:
+            self.error(reason)
+        else:
+            self.framed(lines, f"game {game_id}")
+
+    def _games(self, args: str) -> None:
+        if args:
+            self.error("games: takes no arguments")
+            return
+
+        def games(referee: Referee) -> list[str]:
+            out = []
+            for info in referee.store.games():
+                created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(info.created))
+                current = " current" if info.id == referee.game_id else ""
+                out.append(f"{info.id} created={created} lines={info.lines}{current}")
+            return out
+
+        self.framed(self.call(games), "games")
+
+    def _players(self, args: str) -> None:
+        if args:
+            try:
+                event = parse_event(f"players {args}")
+            except LogSyntaxError as error:
+                self.error(str(error))
+                return
+            assert isinstance(event, Players)
+
+            def set_names(referee: Referee) -> str:
+                names = dict(referee.config.names)
+                names.update(event.names)
+                referee.config = dataclasses.replace(referee.config, names=names)
+                return Players(tuple((seat, names[seat]) for seat in SEATS)).line()
+        else:
+            def set_names(referee: Referee) -> str:
+                names = referee.config.names
+                return Players(tuple((seat, names[seat]) for seat in SEATS)).line()
+
+        line = self.call(set_names)
+        self.ok(f"next game: {line}")
+
+    def _rules(self, args: str) -> None:
+        if args:
+            try:
+                event = parse_event("rules" if args == "standard" else f"rules {args}")
+            except LogSyntaxError as error:
+                self.error(str(error))
+                return
+            assert isinstance(event, SetRules)
+
+            def set_rules(referee: Referee) -> str:
+                referee.config = dataclasses.replace(referee.config, rules=event.rules)
+                return _rules_line(event.rules)
+        else:
+            def set_rules(referee: Referee) -> str:
+                return _rules_line(referee.config.rules)
+
+        self.ok(f"next game: {self.call(set_rules)}")
+
+    def _sync(self, args: str) -> None:
+        self.ok(f"sync {args}" if args else "sync")
+
+
+def _rules_line(rules: Rules) -> str:
+    line = SetRules(rules).line()
+    return line if rules.to_tokens() else "rules (standard)"
+
+
+def _verify(referee: Referee, check: ScoreCheck | WinnerCheck) -> str | None:
+    try:
+        referee.game.verify(check)
+    except IllegalEntry as error:
+        return str(error)
+    return None
+
+
+def _load(referee: Referee, entries: list[str]) -> int:
+    """Store a checked log's entries as a new game and make it the current one
+    (on the main loop).  The referee picks it up as it would at boot."""
+    game_id = referee.store.new_game(entries)
+    referee._resume()  # the newest stored game, exactly as after a reboot
+    if referee.game_id != game_id:  # pragma: no cover - the journal refused it
+        raise RuntimeError(f"game {game_id} was stored but did not load")
+    referee.result = None
+    referee._say(f"Game {game_id} loaded", error=False)
+    referee._notify(f"# game {game_id} loaded over the serial link: it is the current game")
+    return game_id
+
+
+# --- the service -------------------------------------------------------------------
+
+
+class _Job:
+    """A request's work for the main loop; cancelled if the loop is too slow."""
+
+    __slots__ = ("fn", "done", "result", "error", "_lock", "_state")
+
+    def __init__(self, fn: Callable[[Referee], Any]) -> None:
+        self.fn = fn
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._state = "waiting"
+
+    def __call__(self, referee: Referee) -> None:
+        with self._lock:
+            if self._state == "cancelled":
+                return
+            self._state = "running"
+        try:
+            self.result = self.fn(referee)
+        except Exception as error:  # never let a request end the main loop
+            self.error = error
+        finally:
+            self.done.set()
+
+    def cancel(self) -> bool:
+        with self._lock:
+            if self._state != "waiting":
+                return False
+            self._state = "cancelled"
+            return True
+
+
+class SerialService:
+    """The serial link of a running referee.
+
+    ``SerialService.open(port, baudrate, events, referee)`` starts it: ``port``
+    is a path or pyserial URL (``/dev/ttyGS0``, ``socket://...``) or an
+    :class:`~drivers.serialport.Endpoint` such as a
+    :class:`~drivers.serialport.PtyEndpoint`.  ``events`` is the main loop's
+    queue.  ``close()`` stops it.
+    """
+
+    def __init__(self, endpoint: Endpoint, events: queue.Queue[Any], referee: Referee, *,
+                 main_timeout: float = MAIN_LOOP_TIMEOUT_S, retry_s: float = 0.25) -> None:
+        self.endpoint = endpoint
+        self.events = events
+        self.referee = referee
+        self.main_timeout = main_timeout
+        self._closing = threading.Event()
+        self.pty_link: Path | None = None
+        self.protocol = RefereeProtocol(self._on_main)
+        self.link = SerialLink(endpoint, self.protocol, max_line=MAX_LINE, retry_s=retry_s,
+                               name="serial")
+        referee.listeners.append(self._on_journal)
+
+    @classmethod
+    def open(cls, port: str | Endpoint, baudrate: int = DEFAULT_BAUDRATE,
+             events: queue.Queue[Any] | None = None, referee: Referee | None = None,
+             **options: Any) -> SerialService:
+        if events is None or referee is None:
+            raise TypeError("SerialService.open needs the main loop's queue and the referee")
+        endpoint = UrlEndpoint(port, baudrate) if isinstance(port, str) else port
+        service = cls(endpoint, events, referee, **options)
+        service.link.start()
+        return service
+
+    @classmethod
+    def open_pty(cls, events: queue.Queue[Any], referee: Referee, *,
+                 link: str | os.PathLike[str] | None = None,
+                 baudrate: int = DEFAULT_BAUDRATE, **options: Any) -> SerialService:
+        """The service on a new pseudo-terminal (the emulator's serial port): a
+        laptop opens ``service.slave_path``, or ``link``, a symlink made to it
+        (an old symlink there is replaced; removed again by :meth:`close`)."""
+        endpoint = PtyEndpoint(baudrate)
+        if link is not None:
+            try:
+                point_link(link, endpoint.slave_path)
+            except OSError:
+                endpoint.close()
+                raise
+        service = cls.open(endpoint, baudrate, events, referee, **options)
+        service.pty_link = Path(link) if link is not None else None
+        return service
+
+    @property
+    def slave_path(self) -> str | None:
+        """The path a peer opens, when the port is this process's pseudo-terminal."""
+        return getattr(self.endpoint, "slave_path", None)
+
+    def close(self) -> None:
+        self._closing.set()
+        try:
+            self.referee.listeners.remove(self._on_journal)
+        except ValueError:
+            pass
+        self.link.close()
+        link = self.pty_link
+        if link is not None and link.is_symlink() and os.readlink(link) == self.slave_path:
+            link.unlink()
+
+    def _on_journal(self, line: str) -> None:
+        """A referee listener (main loop): the live feed."""
+        if self.link.connected:
+            self.protocol.event(line)
+
+    def _on_main(self, fn: Callable[[Referee], T]) -> T:
+        """Run ``fn(referee)`` on the main loop and wait for it (reader thread)."""
+        job = _Job(fn)
+        self.events.put(job)
+        deadline = time.monotonic() + self.main_timeout
+        while not job.done.wait(0.05):
+            if self._closing.is_set() or time.monotonic() > deadline:
+                if job.cancel():
+                    raise Busy(f"busy: the referee did not take the request within "
+                               f"{self.main_timeout:g} s; nothing was done")
+                job.done.wait()  # it has started: its answer is coming
+                break
+        if job.error is not None:
+            raise job.error
+        result: T = job.result
+        return result
+

@@ -1,0 +1,137 @@
+"""Frames on the wire: the real renderer, drivers.PageDiffDisplay and luma's
+ssd1306 on a recording I2C bus (whose RAM model shows what the panel shows)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import luma.core.device
+from test_fw_app_kit import FakeBus, FakeClock, Ssd1306Ram, assert_replays, journal_lines
+
+from drivers import PageDiffDisplay, open_oled
+from euchre_core import Team
+from firmware.app import Referee
+from firmware.config import Config
+from firmware.screens import render
+from firmware.store import Store
+
+FULL = 128 * 64 // 8  # data bytes of a whole frame
+DISPLAY_ON = b"\xaf"
+
+
+class Panel:
+    """The bus, the display driver over luma's ssd1306, and the RAM they fill."""
+
+    def __init__(self) -> None:
+        self.bus = FakeBus()
+        self.display = PageDiffDisplay(open_oled("ssd1306", bus=self.bus, init=False))
+        self.ram = Ssd1306Ram()
+        self.mark = 0
+
+    def sent(self) -> tuple[int, list[bytes]]:
+        """Data bytes and command groups sent since the last call."""
+        data, commands = self.bus.data_bytes(self.mark), self.bus.commands(self.mark)
+        self.mark = self.bus.mark()
+        return data, commands
+
+    def shows(self, referee: Referee) -> bool:
+        self.ram.replay(self.bus)
+        return self.ram.on and self.ram.image().tobytes() == render(referee.view()).tobytes()
+
+
+def boot(tmp_path: Path, panel: Panel, clock: FakeClock) -> Referee:
+    return Referee(Config(state_dir=tmp_path), Store(tmp_path), display=panel.display,
+                   clock=clock)  # the default renderer: firmware.screens.render
+
+
+def changed_fields(before: object, after: object) -> set[str]:
+    return {f.name for f in dataclasses.fields(before)  # type: ignore[arg-type]
+            if getattr(before, f.name) != getattr(after, f.name)}
+
+
+def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
+    tmp_path: Path
+) -> None:
+    panel, clock = Panel(), FakeClock()
+    referee = boot(tmp_path, panel, clock)
+    assert referee.refresh() is True
+    data, commands = panel.sent()
+    assert data == FULL and commands[-1] == DISPLAY_ON  # init, whole frame, then display on
+    assert panel.shows(referee)
+    assert referee.refresh() is False and panel.sent() == (0, [])  # unchanged: nothing
+
+    for name in ("W", "HEARTS", "S"):  # Anna deals, hearts turned up, South chosen
+        referee.press(name)
+        assert referee.refresh() is True
+        data, _ = panel.sent()
+        assert 0 < data < FULL
+        assert panel.shows(referee)
+    before = referee.view()
+    referee.press("HEARTS")  # South makes hearts: only the prompt changes
+    assert changed_fields(before, referee.view()) == {"prompt"}
+    assert referee.refresh() is True
+    data, commands = panel.sent()
+    assert 0 < data < FULL // 2
+    assert DISPLAY_ON not in commands  # no re-init for a partial update
+    assert panel.shows(referee)
+    assert referee.refresh() is False and panel.sent() == (0, [])
+
+    for name in ("ALONE", "OK"):  # South goes alone: Ragnar sits out
+        referee.press(name)
+        referee.refresh()
+    panel.sent()
+    referee.press("CLUBS")  # bound to nothing in the trick step: same view, nothing sent
+    assert referee.refresh() is False and panel.sent() == (0, [])
+    frames = referee.frames
+    referee.press("N")  # refused: the message box is drawn over the frame
+    assert referee.refresh() is True
+    assert referee.view().message == "Ragnar sits out: South went alone"
+    assert panel.sent()[0] < FULL and panel.shows(referee)
+    clock.advance(Config().message_s)  # the message expires: one frame to take it away
+    assert referee.next_deadline() is None
+    assert referee.refresh() is True and referee.frames == frames + 2
+    assert referee.view().message is None and panel.shows(referee)
+
+
+def test_display_unplugged_mid_hand_does_not_stop_scoring(tmp_path: Path) -> None:
+    panel, clock = Panel(), FakeClock()
+    referee = boot(tmp_path, panel, clock)
+    for name in "W S HEARTS OK".split():
+        referee.press(name)
+        referee.refresh()
+    panel.sent()
+    panel.bus.fail_in = 1  # the next frame dies after one bus write: cable pulled mid-frame
+    referee.press("S")
+    assert referee.refresh() is False
+    assert referee.display_errors == 1 and panel.display.is_lost
+    for name in "S S E S".split():  # the hand goes on, blind
+        referee.press(name)
+        assert referee.refresh() is False
+    assert referee.display_errors == 5
+    assert (referee.game.score[Team.NS], referee.game.score[Team.EW]) == (1, 0)
+    assert journal_lines(referee)[-5:] == ["trick S", "trick S", "trick S", "trick E",
+                                           "trick S"]
+    assert_replays(referee)
+    frames = referee.frames
+
+    panel.bus.unplugged = False  # plugged back in
+    assert referee.refresh() is True  # the same view, but it was never shown: redrawn
+    data, commands = panel.sent()
+    assert data == FULL and commands[-1] == DISPLAY_ON  # re-init and the whole frame
+    assert referee.frames == frames + 1 and not panel.display.is_lost
+    assert panel.shows(referee)  # the panel shows the current state: NS 1, hand result
+    assert referee.view().kind == "result" and referee.view().score_ns == 1
+    assert referee.refresh() is False and panel.sent() == (0, [])
+
+
+def test_luma_dummy_device_gets_the_rendered_frame(tmp_path: Path) -> None:
+    dummy = luma.core.device.dummy(width=128, height=64, mode="1")
+    display = PageDiffDisplay(dummy)
+    referee = Referee(Config(state_dir=tmp_path), Store(tmp_path), display=display,
+                      clock=FakeClock())
+    assert referee.refresh() is True
+    assert dummy.image.tobytes() == render(referee.view()).tobytes()
+    referee.press("W")
+    assert referee.refresh() is True
+    assert dummy.image.tobytes() == render(referee.view()).tobytes()

@@ -1,0 +1,282 @@
+"""Killed processes lose nothing acknowledged (SPEC §7, issue acceptance).
+
+The referee runs as a separate process (``crash_child.py``) entering random
+legal lines (bids, tricks, claims, reneges, new games, undos) that this test
+sends on its stdin; it prints ``ACK`` after each ``Referee.enter``/``undo``
+returned.  The test SIGKILLs it at random moments — while it boots and opens
+the journal, 0-5 ms after a batch of lines was written to it (mid-commit),
+or 0-5 ms after the j-th ACK — and then checks the journal:
+
+- it passes SQLite's ``quick_check`` and every stored game replays;
+- everything entered at the table (all games' lines, setup lines left out)
+  is a prefix of what was sent, at least as long as what was acknowledged;
+- each ACK's ``(game, line number, text)`` is in the journal, forever after;
+- the next process resumes without a notice (nothing moved aside).
+
+``CRASH_KILLS`` sets the number of kills (default 200); ``CRASH_SEED`` the
+seed; ``CRASH_REPORT=FILE`` writes the figures as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pytest
+from crash_child import Model, make_config, setup_lines, stored_games, table_lines
+
+from euchre_core import replay
+from euchre_core.log import HEADER
+
+CHILD = Path(__file__).with_name("crash_child.py")
+KILLS = int(os.environ.get("CRASH_KILLS", "200"))
+SEED = int(os.environ.get("CRASH_SEED", str(random.SystemRandom().randrange(1 << 30))))
+
+
+@dataclass
+class Figures:
+    kills: int = 0
+    kills_at_boot: int = 0
+    kills_after_write: int = 0
+    kills_after_ack: int = 0
+    lines_sent: int = 0
+    acknowledged: int = 0
+    committed_unacknowledged: int = 0
+    """Killed between the commit and the ACK: the kill landed mid-entry."""
+    sent_not_committed: int = 0
+    """Killed before the commit finished (allowed: never acknowledged)."""
+    lost: int = 0
+    """Acknowledged but not in the journal afterwards: must stay 0."""
+    games: int = 0
+    undos: int = 0
+    seconds: float = 0.0
+
+
+class Child:
+    """One referee process: its stdin as a pipe, its stdout read by a thread."""
+
+    def __init__(self, pid: int, stdin_fd: int, stdout_fd: int) -> None:
+        self.pid = pid
+        self.stdin_fd = stdin_fd
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(stdout_fd,), daemon=True)
+        self._reader.start()
+
+    def _read(self, fd: int) -> None:
+        with open(fd, encoding="utf-8") as stream:
+            for line in stream:
+                with self.changed:
+                    self.lines.append(line.rstrip("\n"))
+                    self.changed.notify_all()
+
+    def wait_for(self, predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
+        with self.changed:
+            return self.changed.wait_for(lambda: predicate(self.lines), timeout)
+
+    def send(self, lines: list[str]) -> None:
+        os.write(self.stdin_fd, "".join(line + "\n" for line in lines).encode())
+
+    def finish(self) -> list[str]:
+        """After the kill: every line it printed (the pipe is drained to EOF)."""
+        os.close(self.stdin_fd)
+        self._reader.join(10)
+        assert not self._reader.is_alive(), "child's stdout never closed"
+        return self.lines
+
+
+class Zygote:
+    """crash_child.py --zygote: forks a fresh referee process per request."""
+
+    def __init__(self, state_dir: Path) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.control = ours
+        self.process = subprocess.Popen(
+            [sys.executable, str(CHILD), "--zygote", str(theirs.fileno()), str(state_dir)],
+            pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+        )
+        theirs.close()
+        self.control.settimeout(30)
+
+    def spawn(self) -> Child:
+        child_in_r, child_in_w = os.pipe()
+        child_out_r, child_out_w = os.pipe()
+        socket.send_fds(self.control, [b"spawn"], [child_in_r, child_out_w])
+        os.close(child_in_r)
+        os.close(child_out_w)
+        answer = self.control.recv(64).decode()
+        assert answer.startswith("PID "), answer
+        return Child(int(answer.split()[1]), child_in_w, child_out_r)
+
+    def reap(self, child: Child) -> None:
+        self.control.sendall(f"reap {child.pid}".encode())
+        assert self.control.recv(64) == b"REAPED"
+
+    def close(self) -> None:
+        self.control.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _check_journal(state_dir: Path, expected: list[str], acked: int,
+                   acks: list[tuple[int, int, str]]) -> tuple[list[tuple[int, list[str]]], int]:
+    """The journal after a kill: returns (games, lines entered at the table)."""
+    games = stored_games(state_dir)
+    truth = table_lines(games)
+    assert truth == expected[: len(truth)], (
+        f"the journal is not a prefix of what was sent:\n{truth[-5:]}\nvs\n"
+        f"{expected[len(truth) - 5 : len(truth)]}"
+    )
+    assert len(truth) >= acked, f"acknowledged {acked} lines, journal has {len(truth)}"
+    by_id = dict(games)
+    for game_id, number, text in acks:
+        assert by_id[game_id][number - 1] == text, (game_id, number, text)
+    for game_id, lines in games:
+        result = replay("\n".join([HEADER, *lines]) + "\n")
+        assert result.error is None, f"game {game_id} does not replay: {result.error}"
+    return games, len(truth)
+
+
+def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
+    rng = random.Random(seed)
+    config = make_config(state_dir)
+    setup = setup_lines(config)
+    figures = Figures()
+    started = time.monotonic()
+    zygote = Zygote(state_dir)
+    sent_total: list[str] = []  # what the table entered, in order (the journal's truth)
+    acks_ever: list[tuple[int, int, str]] = []
+    model = Model(setup)
+    try:
+        while figures.kills < kills:
+            child = zygote.spawn()
+            scenario = rng.random()
+            batch: list[str] = []
+            ack_target = 0
+            if scenario < 0.12:  # while it boots: opens the journal, resumes
+                figures.kills_at_boot += 1
+                time.sleep(rng.uniform(0, 0.004))
+            else:
+                assert child.wait_for(lambda lines: any(
+                    line.startswith(("START", "NOTICE")) for line in lines)), child.lines
+                assert not child.lines[0].startswith("NOTICE"), child.lines[0]
+                for _ in range(rng.randint(1, 30)):  # the model runs ahead of the
+                    line = model.random_line(rng)  # child; rebuilt from the journal below
+                    model.apply(line)
+                    batch.append(line)
+                child.send(batch)
+                figures.lines_sent += len(batch)
+                if scenario < 0.55:
+                    figures.kills_after_write += 1
+                else:
+                    figures.kills_after_ack += 1
+                    ack_target = rng.randint(0, len(batch))
+                    assert child.wait_for(lambda lines: sum(
+                        line.startswith("ACK") for line in lines) >= ack_target), child.lines
+                time.sleep(rng.uniform(0, 0.005))
+            os.kill(child.pid, signal.SIGKILL)
+            zygote.reap(child)
+            figures.kills += 1
+            output = child.finish()
+            refused = [line for line in output if line.startswith(("REFUSED", "NOTICE"))]
+            assert not refused, refused
+            acks = []
+            for line in output:
+                if line.startswith("ACK "):
+                    _, game_id, number, text = line.split(" ", 3)
+                    acks.append((int(game_id), int(number), text))
+            assert [text for _, _, text in acks] == batch[: len(acks)], "ACKs out of order"
+            before = len(sent_total)
+            expected = sent_total + batch
+            acks_ever.extend(acks)
+            games, committed = _check_journal(state_dir, expected, before + len(acks),
+                                              acks_ever)
+            figures.acknowledged += len(acks)
+            figures.committed_unacknowledged += committed - before - len(acks)
+            figures.sent_not_committed += len(expected) - committed
+            sent_total = expected[:committed]
+            latest = games[-1][1]
+            model = Model(setup, latest[len(setup):])
+        figures.games = len(stored_games(state_dir))
+        figures.undos = sent_total.count("undo")
+        # A last, gentle start: the journal resumes with no notice.
+        child = zygote.spawn()
+        assert child.wait_for(lambda lines: any(line.startswith("START") for line in lines))
+        child.send([])
+        os.close(child.stdin_fd)
+        child._reader.join(10)
+        zygote.reap(child)
+        assert child.lines[0].startswith("START"), child.lines
+    finally:
+        zygote.close()
+    figures.lost = 0  # every check above passed: no acknowledged entry is missing
+    leftovers = sorted(p.name for p in state_dir.iterdir()
+                       if ".unreadable-" in p.name or ".orphan-" in p.name)
+    assert not leftovers, f"journal was moved aside: {leftovers}"
+    figures.seconds = round(time.monotonic() - started, 1)
+    return figures
+
+
+def test_sigkill_at_random_moments_loses_no_acknowledged_entry(tmp_path: Path) -> None:
+    figures = run_crash_test(tmp_path / "state", KILLS, SEED)
+    report = {"seed": SEED, **asdict(figures)}
+    print("\ncrash test:", json.dumps(report))
+    if os.environ.get("CRASH_REPORT"):
+        Path(os.environ["CRASH_REPORT"]).write_text(json.dumps(report, indent=2) + "\n")
+    assert figures.kills == KILLS
+    assert figures.lost == 0
+    assert figures.acknowledged > 0
+    # The kills did land between the commit and the ACK and before the commit.
+    if KILLS >= 100:
+        assert figures.committed_unacknowledged > 0, report
+        assert figures.sent_not_committed > 0, report
+
+
+@pytest.mark.parametrize("kills", [6])
+def test_sigkill_of_a_fresh_interpreter(tmp_path: Path, kills: int) -> None:
+    """The plain mode: ``python crash_child.py STATE_DIR`` as a new process
+    each time (imports included), killed while it boots or works."""
+    state_dir = tmp_path / "state"
+    rng = random.Random(SEED)
+    setup = setup_lines(make_config(state_dir))
+    model = Model(setup)
+    sent: list[str] = []
+    for round_ in range(kills):
+        process = subprocess.Popen(
+            [sys.executable, str(CHILD), str(state_dir)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith("START"), first
+        batch = []
+        for _ in range(20):
+            line = model.random_line(rng)
+            model.apply(line)
+            batch.append(line)
+        process.stdin.write("".join(line + "\n" for line in batch))
+        process.stdin.flush()
+        if round_ % 2:
+            process.stdout.readline()  # one ACK, then kill a few ms later
+        time.sleep(rng.uniform(0, 0.005))
+        process.send_signal(signal.SIGKILL)
+        rest, _ = process.communicate()
+        acked = sum(line.startswith("ACK") for line in rest.splitlines()) + round_ % 2
+        games, committed = _check_journal(state_dir, sent + batch, len(sent) + acked, [])
+        sent = (sent + batch)[:committed]
+        model = Model(setup, games[-1][1][len(setup):])
+    process = subprocess.run([sys.executable, str(CHILD), str(state_dir)], input="",
+                             capture_output=True, text=True, timeout=30)
+    assert process.stdout.startswith("START"), process.stdout + process.stderr

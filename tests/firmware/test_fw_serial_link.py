@@ -1,0 +1,145 @@
+"""The port under the protocol: line assembly, pseudo-terminals, disconnects, a stuck peer.
+
+Two real set-ups: the device on a pseudo-terminal it owns (the emulator's; the
+host opens the slave path), and the device opening a path itself, as on a Pi
+(``/dev/ttyGS0``), here one end of a :class:`~drivers.serialport.NullModem`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_fw_serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
+
+from drivers.serialport import LineAssembler, NullModem, TooLong, point_link
+from firmware.app import Press
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[Device]:
+    dev = Device(tmp_path)
+    yield dev
+    dev.close()
+
+
+# --- lines ---------------------------------------------------------------------------
+
+
+def test_line_ends_split_across_reads() -> None:
+    lines = LineAssembler(max_line=8)
+    assert lines.feed(b"one\r") == [b"one"]
+    assert lines.feed(b"\ntwo") == []  # the LF of CR LF: no empty line
+    assert lines.partial
+    assert lines.feed(b"\n\n") == [b"two", b""]
+    assert lines.feed(b"123456789") == [TooLong(8)]  # reported at once
+    assert lines.feed(b"more\r") == []  # ... and the rest dropped up to its end
+    assert lines.feed(b"\nok\n") == [b"ok"]
+    lines.feed(b"half")
+    assert lines.reset() is True and lines.feed(b"\n") == [b""]
+    assert lines.reset() is False
+
+
+def test_point_link_replaces_a_stale_link_not_a_file(tmp_path: Path) -> None:
+    link = tmp_path / "ttyREF"
+    os.symlink("/nonexistent/pts/99", link)
+    point_link(link, "/dev/null")
+    assert os.readlink(link) == "/dev/null"
+    plain = tmp_path / "plain"
+    plain.write_text("keep me")
+    with pytest.raises(FileExistsError):
+        point_link(plain, "/dev/null")
+    assert plain.read_text() == "keep me"
+
+
+# --- disconnects -----------------------------------------------------------------------
+
+
+def reconnect(device: Device, host: Host) -> Host:
+    """Close the host end, wait until the device has seen the hang-up, open again."""
+    host.close()
+    wait_for(lambda: not device.service.link.connected)
+    return Host(device.path)
+
+
+def test_disconnect_mid_line_drops_the_half_line(device: Device) -> None:
+    host = Host(device.path)
+    host.ask("sync")
+    before = device.log()
+    host.write(b"enter game dea")
+    host = reconnect(device, host)
+    try:
+        host.write(b"ler=N\r\n")
+        assert host.answer() == ["error unknown command 'ler=N' (try help)"]
+        assert device.log() == before
+        assert host.ask("status")[0] == "ok begin 16 status"
+    finally:
+        host.close()
+
+
+def test_disconnect_mid_replay_abandons_it(device: Device) -> None:
+    host = Host(device.path)
+    before = device.log()
+    host.ask("replay load")
+    text = FULL_GAME.read_bytes()
+    host.write(text[: len(text) // 2])
+    host = reconnect(device, host)
+    try:
+        # A request, not a log line: in the middle of a replay it would get no answer.
+        assert host.ask("sync back") == ["ok sync back"]
+        assert device.on_main(lambda referee: referee.game_id) == 1  # nothing was loaded
+        assert device.log() == before
+    finally:
+        host.close()
+
+
+def test_disconnect_turns_the_feed_off(device: Device) -> None:
+    host = Host(device.path)
+    host.ask("watch on")
+    host = reconnect(device, host)
+    try:
+        device.events.put(Press("N"))
+        device.on_main(lambda referee: None)
+        assert host.quiet(0.1) == b""
+        assert host.ask("watch") == ["ok not watching"]
+    finally:
+        host.close()
+
+
+def test_device_on_a_path_survives_the_cable_pulled(tmp_path: Path) -> None:
+    cable = NullModem()
+    device = Device(tmp_path, cable.paths[0])
+    host = Host(cable.paths[1])
+    try:
+        host.write(b"sync 1\r\n")
+        assert host.read_bytes(b"\r\n") == answer_bytes("ok sync 1")
+        assert host.ask("enter game dealer=N")[0].startswith("ok ")
+        host.write(b"enter make N H")  # half a line, then the cable goes
+        host.close()
+        cable.close()
+        wait_for(lambda: not device.service.link.connected)
+        device.events.put(Press("N"))  # the buttons still work
+        device.on_main(lambda referee: None)
+        assert device.journal()[1:] == ["game dealer=N"]
+    finally:
+        started = time.monotonic()
+        device.close()
+        assert time.monotonic() - started < 2.0  # a link waiting for its port stops at once
+        cable.close()
+
+
+def test_a_peer_that_stops_reading_never_holds_up_the_buttons(device: Device) -> None:
+    host = Host(device.path)
+    try:
+        host.write(b"help\r\n" * 400)  # ~600 kB of answers nobody reads
+        time.sleep(0.2)
+        started = time.monotonic()
+        device.events.put(Press("E"))
+        device.on_main(lambda referee: None)
+        assert time.monotonic() - started < 0.5
+        assert device.journal()[1:] == ["game dealer=E"]
+    finally:
+        host.close()
