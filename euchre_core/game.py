@@ -183,6 +183,7 @@ class Game:
         self.winner: Team | None = None
         self.hand = Hand(1, Seat.N, 0)
         self.pending_trick: Seat | None = None
+        self._legal_cache: tuple[tuple[int, Seat | None], list[Entry]] | None = None
 
     # --- the public surface ------------------------------------------------
 
@@ -215,7 +216,7 @@ class Game:
         if self.phase is not _IN_GAME and kind not in _SETUP_KINDS:
             if self.phase is _SETUP:
                 return "no game yet: start one with the first dealer (game dealer=SEAT)"
-            return self._game_over_text() + ": start a new game or undo"
+            return self.game_over_text() + ": start a new game or undo"
         return _HANDLERS[kind](self, entry, apply)
 
     def undo(self) -> Entry:
@@ -245,8 +246,12 @@ class Game:
     def legal_entries(self) -> list[Entry]:
         """Every entry that may come next, except ``players``/``rules``/``deal``
         lines (free text); each one is accepted by :meth:`push`."""
-        candidates = dict.fromkeys(self._candidates())
-        return [entry for entry in candidates if self.check(entry) is None]
+        key = (len(self.entries), self.pending_trick)
+        if self._legal_cache is None or self._legal_cache[0] != key:
+            candidates = dict.fromkeys(self._candidates())
+            legal = [entry for entry in candidates if self.check(entry) is None]
+            self._legal_cache = (key, legal)
+        return list(self._legal_cache[1])
 
     @property
     def hands_played(self) -> int:
@@ -276,7 +281,7 @@ class Game:
         hand = self.hand
         if kind == "game":
             if self.phase is _GAME_OVER:
-                return self._game_over_text() + ": new game?"
+                return self.game_over_text() + ": new game?"
             return "new game: who deals first?"
         if kind == "upcard":
             return "the upcard (this hand was dealt)"
@@ -308,7 +313,8 @@ class Game:
 
     # --- helpers ------------------------------------------------------------
 
-    def _game_over_text(self) -> str:
+    def game_over_text(self) -> str:
+        """``game over: NS won 10-7`` (only when the game is over)."""
         assert self.winner is not None
         other = self.winner.other
         return f"game over: {self.winner} won {self.score[self.winner]}-{self.score[other]}"

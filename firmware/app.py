@@ -42,6 +42,8 @@ class Press:
 
 Renderer = Callable[[View], Any]
 
+_BUTTON_WORDS = {"SPADES": "♠", "HEARTS": "♥", "DIAMONDS": "♦", "CLUBS": "♣"}
+
 
 def _default_renderer(view: View) -> Any:
     from .screens import render
@@ -173,6 +175,11 @@ class Referee:
             action = direct_action(self.game, self.state, step, button)
         if action is not None:
             self._act(action)
+        elif self.game.phase is Phase.GAME_OVER:
+            self._say(self.game.game_over_text() + ": start a new game or undo", error=True)
+        elif button not in ("PREV", "NEXT") or not step.options:
+            self._say(f"{_BUTTON_WORDS.get(button, button)}: not used here ({step.hint})",
+                      error=True)
 
     def _cursor(self, step: Step, button: str) -> Action | None:
         count = len(step.options)

@@ -182,13 +182,13 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry]) -> Step:
                    BUTTON_BY_SUIT[suit])
             for suit in Suit if suit in suits
         ]
-        ok = None
         if Pass(seat) in legal:
             options.append(Option(f"{name} passes", Action("entry", Pass(seat)), "OK"))
-            ok = Action("entry", Pass(seat))
         alone = " alone" if state.alone else ""
-        return Step("trump", f"{name}{alone}: which trump?", tuple(options), ok=ok,
-                    hint="suit; OK: pass" if ok else "suit")
+        # OK always means "pass": when the rules forbid it, the engine says why
+        # ("stick the dealer: Anna must name a suit").
+        return Step("trump", f"{name}{alone}: which trump?", tuple(options),
+                    ok=Action("entry", Pass(seat)), hint="suit; OK: pass")
     suit = Suit.from_str(state.suit)
     options = []
     for alone in (False, True):
@@ -249,7 +249,8 @@ def _claim_step(legal: list[Entry]) -> Step:
         Option(f"Makers took {entry.count}", Action("entry", entry), MENU_KEYS[index])
         for index, entry in enumerate(counts)
     )
-    return Step("claim", "Claim: the makers took", options, menu=True, hint="UNDO: back")
+    return Step("claim", "Claim: the makers took", options, menu=True,
+                hint="the button by the count; UNDO: back")
 
 
 def _renege_step(game: Game, legal: list[Entry]) -> Step:
@@ -295,7 +296,7 @@ def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Acti
         if name == "trick":
             return Action("entry", Trick(seat))
     if suit is not None:
-        if name == "maker":
+        if name in ("maker", "game"):  # after the win the engine says "game over: ..."
             return Action("entry", Upcard(suit))
         if name in ("trump", "confirm"):
             return Action("suit", value=suit.value)

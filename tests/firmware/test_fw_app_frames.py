@@ -81,7 +81,14 @@ def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
         referee.press(name)
         referee.refresh()
     panel.sent()
-    referee.press("CLUBS")  # bound to nothing in the trick step: same view, nothing sent
+    referee.press("CLUBS")  # bound to nothing in the trick step: says so, game unchanged
+    assert referee.view().message == (
+        "♣: not used here (winner; OK: claim; ALONE: renege)"
+    )
+    assert referee.refresh() is True and panel.shows(referee)
+    clock.advance(Config().message_s)
+    assert referee.refresh() is True
+    panel.sent()
     assert referee.refresh() is False and panel.sent() == (0, [])
     frames = referee.frames
     referee.press("N")  # refused: the message box is drawn over the frame

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import queue
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from firmware.app import Referee  # noqa: E402
 
 __all__ = [
     "CURSOR_GAME",
+    "CURSOR_JOURNAL",
     "SEATS_GAME",
     "SEATS_JOURNAL",
     "BouncyPin",
@@ -169,7 +169,3 @@ CURSOR_JOURNAL: list[str] = [
     "make E S", "trick N", "trick S", "trick N", "tricks 0",
 ]
 
-
-def tap_all(tapper: PinTapper, referee: Referee, names: Iterable[str]) -> None:
-    for name in names:
-        tapper.tap_and_handle(referee, name)

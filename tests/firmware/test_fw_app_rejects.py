@@ -81,10 +81,6 @@ def test_refused_press_says_why_and_changes_nothing(
     assert_replays(referee)
 
 
-BUG = "app bug: OK is bound to nothing when the engine refuses the pass, so it is silent"
-
-
-@pytest.mark.xfail(strict=True, reason=BUG)
 def test_stick_the_dealer_pass_says_why(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, "W HEARTS N OK E OK S OK W OK N OK E OK S OK W")  # Anna (dealer) selected
@@ -94,7 +90,6 @@ def test_stick_the_dealer_pass_says_why(tmp_path: Path) -> None:
     assert referee.view().message == "stick the dealer: Anna must name a suit"
 
 
-@pytest.mark.xfail(strict=True, reason=BUG)
 def test_out_of_turn_first_pass_says_why(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, "W HEARTS E")  # Ragnar bids first; Sigríður selected
@@ -104,8 +99,6 @@ def test_out_of_turn_first_pass_says_why(tmp_path: Path) -> None:
     assert referee.view().message == "it is Ragnar's turn to bid, not Sigríður's"
 
 
-@pytest.mark.xfail(strict=True, reason="app bug: after the win a suit or ALONE press is "
-                   "silently ignored instead of saying the game is over")
 @pytest.mark.parametrize("button", ["HEARTS", "ALONE"])
 def test_press_after_the_win_says_the_game_is_over(tmp_path: Path, button: str) -> None:
     referee = make(tmp_path, Rules(target=1))
@@ -121,10 +114,11 @@ def test_after_the_win_only_new_game_and_undo_are_taken(tmp_path: Path) -> None:
     setup(referee, NS_WON)
     won_id = referee.game_id
     assert referee.view().title == "NS win 1-0"
-    for button in ("SPADES", "DIAMONDS", "CLUBS", "HEARTS", "ALONE"):  # nothing happens
+    for button in ("SPADES", "DIAMONDS", "CLUBS", "HEARTS", "ALONE"):  # refused, unchanged
         before = snapshot(referee)
         referee.press(button)
         assert snapshot(referee) == before
+        assert referee.view().message == "game over: NS won 1-0: start a new game or undo"
     assert referee.enter(Trick(Seat.S)) == "game over: NS won 1-0: start a new game or undo"
     assert referee.view().message == "game over: NS won 1-0: start a new game or undo"
     referee.press("UNDO")
@@ -174,11 +168,14 @@ def test_claim_menu_offers_only_counts_in_range(tmp_path: Path) -> None:
     assert [(c.label, c.key) for c in view.choices] == [
         ("Makers took 2", "N"), ("Makers took 3", "E"), ("Makers took 4", "S"),
         ("Makers took 5", "W")]
+    words = {"SPADES": "♠", "HEARTS": "♥", "DIAMONDS": "♦", "CLUBS": "♣"}
     for button in ("SPADES", "HEARTS", "DIAMONDS", "CLUBS", "ALONE", "OK"):  # no count 0, 1, 6
         before = snapshot(referee)
         referee.press(button)
         assert snapshot(referee) == before
-        assert referee.view().message is None
+        assert referee.view().message == (
+            f"{words.get(button, button)}: not used here (the button by the count; UNDO: back)"
+        )
     referee.press("E")
     assert journal_lines(referee)[-1] == "tricks 3"
     assert referee.game.results[-1].points == 1
