@@ -385,8 +385,10 @@ class Game:
             else:
                 team, how = makers.other, "euchred"
                 points = rules.defenders_sweep if maker_tricks == 0 else 2
-                if hand.lone_defender is not None:
-                    points = max(points, rules.lone_defender_euchre)
+                if hand.lone_defender is not None:  # all five: the better of the two settings
+                    points = rules.lone_defender_euchre if maker_tricks else max(
+                        rules.lone_defender_euchre, rules.defenders_sweep
+                    )
         self.results.append(
             HandResult(
                 hand.number, hand.dealer, how, team, points, hand.maker, hand.trump,

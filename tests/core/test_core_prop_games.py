@@ -21,10 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, Phase, example, given, note, settings
+from hypothesis import HealthCheck, event, example, given, note, settings
 from hypothesis import strategies as st
 
-from euchre_core import Phase as GamePhase
 from euchre_core import (
     DECK,
     SEATS,
@@ -39,6 +38,7 @@ from euchre_core import (
     replay,
     write_log,
 )
+from euchre_core import Phase as GamePhase
 from euchre_core.events import (
     Call,
     Deal,
@@ -59,22 +59,19 @@ from euchre_core.events import (
 SUITS = tuple(Suit)
 
 
-def props(examples: int, shrink: bool = True) -> settings:
-    """Full games are slow to draw: no deadline, and no too_slow health check.
-    The xfail tests of known engine bugs do not shrink (it takes minutes)."""
-    phases = list(Phase) if shrink else [Phase.explicit, Phase.reuse, Phase.generate]
+def props(examples: int) -> settings:
+    """Full games are slow to draw: no deadline, and no too_slow health check."""
     return settings(
-        max_examples=examples,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow],
-        phases=phases,
+        max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
     )
 
 
 # --- house rules --------------------------------------------------------------
 
 # sampled_from shrinks towards its first element: short games, standard rules.
-def rules_strategy(targets: Sequence[int] = (1, 2, 3, 5, 7, 10, 11, 15)) -> st.SearchStrategy[Rules]:
+def rules_strategy(
+    targets: Sequence[int] = (1, 2, 3, 5, 7, 10, 11, 15),
+) -> st.SearchStrategy[Rules]:
     points = st.sampled_from([2, 3, 4, 1, 5, 20])
     return st.builds(
         Rules,
@@ -153,7 +150,7 @@ Draw = Callable[[st.SearchStrategy], object]
 def pick(draw: Draw, entries: Sequence[object], kinds: Sequence[type]) -> object:
     """A drawn entry: first a kind (in ``kinds`` order; a kind listed twice is
     drawn twice as often), then one of that kind."""
-    present = [kind for kind in kinds if any(type(e) is kind for e in entries)]  # repeats weigh
+    present = [kind for kind in kinds if any(type(e) is kind for e in entries)]
     kind = draw(st.sampled_from(present))
     return draw(st.sampled_from([e for e in entries if type(e) is kind]))
 
@@ -168,14 +165,8 @@ def hand_over(game: Game, results: int) -> bool:
 
 def bid(draw: Draw, game: Game, kinds: Sequence[type]) -> None:
     """Random legal bidding (in ``kinds``) until trump is made or the hand is
-    thrown in.
-
-    No pass is drawn before an upcard: passes then a call crash the engine
-    (see test_passes_without_an_upcard_then_a_call_are_refused, xfail).
-    """
+    thrown in."""
     results = len(game.results)
-    if game.hand.upcard_suit is None:
-        kinds = [kind for kind in kinds if kind is not Pass]
     # Now and then everyone passes who may: thrown-in hands, stuck dealers.
     passing = Pass in kinds and draw(st.integers(0, 7)) == 7
     while game.hand.maker is None and not hand_over(game, results):
@@ -202,8 +193,8 @@ def card_games(
 ) -> Played:
     """A card-level game played to its end.
 
-    ``trick X`` check lines are drawn after any trick but a hand's last; after
-    the last one, always with ``final_trick_checks`` (see the xfail test).
+    ``trick X`` check lines are drawn after any trick; after each hand's last
+    trick always with ``final_trick_checks``.
     """
     game = Game()
     played = Played(game)
@@ -260,7 +251,7 @@ def card_games(
                 played.tricks.append(TrickStep(number, trump, tuple(trick), game.pending_trick))
                 trick = []
                 last = hand_over(game, results)
-                if (last and final_trick_checks) or (not last and draw(st.booleans())):
+                if (last and final_trick_checks) or draw(st.booleans()):
                     game.push(Trick(game.pending_trick))
     played.record_end()
     return played
@@ -371,18 +362,12 @@ def ref_points(result: HandResult, rules: Rules) -> tuple[Team | None, int] | No
 # --- helpers -------------------------------------------------------------------
 
 
-def rebuilt(entries: Sequence[object]) -> Game:
-    game = Game()
-    for entry in entries:
-        game.push(entry)  # type: ignore[arg-type]
-    return game
-
-
 def fingerprint(game: Game) -> tuple[object, ...]:
     """The public state, cheaply (write_log is compared too, less often)."""
     return (
         list(game.entries), dict(game.score), list(game.results), game.winner, game.phase,
         game.expected, game.dealer, game.leader, game.pending_trick, game.hand.number,
+        game.rules, dict(game.names), game.game_number,
     )
 
 
@@ -429,7 +414,9 @@ def check_game_course(played: Played) -> None:
         results += 1
         score = dict(game.score)
         target, two = rules.target, rules.win_by_two
-        won = [t for t in Team if score[t] >= target and (not two or score[t] - score[t.other] >= 2)]
+        won = [
+            t for t in Team if score[t] >= target and (not two or score[t] - score[t.other] >= 2)
+        ]
         if won:
             assert won == [result.team]
             assert game.phase is GamePhase.GAME_OVER and game.winner is result.team
@@ -446,6 +433,8 @@ def check_game_course(played: Played) -> None:
 
 
 def check_round_trip(played: Played) -> None:
+    """The written log (with or without checksums) reads back to the same
+    game, and writing that game gives the same text."""
     game = played.game
     for checksums in (False, True):
         text = write_log(game, checksums=checksums)
@@ -502,21 +491,25 @@ def test_card_level_tricks_and_follows_agree_with_reference(played: Played) -> N
 
 
 def check_undo(played: Played) -> None:
+    """After each push, undo then push again restores the state; then undo
+    all the way back to the start, and push everything again."""
     entries = list(played.game.entries)
     game = Game()
     texts = [write_log(game)]
+    states = [fingerprint(game)]
     for entry in entries:
         game.push(entry)  # type: ignore[arg-type]
-        text = write_log(game)
+        text, state = write_log(game), fingerprint(game)
         assert game.undo() == entry
-        assert write_log(game) == texts[-1]
+        assert write_log(game) == texts[-1] and fingerprint(game) == states[-1]
         game.push(entry)  # type: ignore[arg-type]
-        assert write_log(game) == text
+        assert write_log(game) == text and fingerprint(game) == state
         texts.append(text)
+        states.append(state)
     final = fingerprint(game)
     for index in range(len(entries), 0, -1):
         assert game.undo() == entries[index - 1]
-        assert write_log(game) == texts[index - 1]
+        assert write_log(game) == texts[index - 1] and fingerprint(game) == states[index - 1]
     assert game.entries == [] and game.phase is GamePhase.SETUP
     with pytest.raises(IllegalEntry):
         game.undo()
@@ -570,14 +563,13 @@ def random_candidate(rng: random.Random, game: Game) -> object:
         return Renege(seat)
     if kind == 11:
         return NewGame(seat)
-    if game.hand.cards is None:
-        # A winner-level hand lists ``upcard S``; ``upcard JS`` is accepted
-        # but not listed: see test_legal_entries_lists_winner_level_card_upcards.
-        return Upcard(suit)
     return Upcard(card.suit, card) if kind == 12 else Upcard(suit)
 
 
 def check_legal_entries(played: Played, rng: random.Random) -> None:
+    """At every point of the game: each listed entry passes check; random
+    candidates pass check exactly when listed, and a refused one is refused by
+    push with the same reason and changes nothing."""
     entries = played.game.entries
     game = Game()
     deep = set(rng.sample(range(len(entries) + 1), min(8, len(entries) + 1)))
@@ -598,7 +590,7 @@ def check_legal_entries(played: Played, rng: random.Random) -> None:
                 assert str(refused.value) == reason
                 assert fingerprint(game) == before
                 assert game.legal_entries() == legal
-        if text is not None:
+        if text is not None:  # every listed entry is taken, tried on copies
             assert write_log(game) == text
             for entry in rng.sample(legal, min(4, len(legal))):
                 copy = replay(text).game
@@ -608,25 +600,18 @@ def check_legal_entries(played: Played, rng: random.Random) -> None:
                 assert replay(after).error is None
         if index < len(entries):
             entry = entries[index]
-            assert entry in legal or type(entry) in (Deal, SetRules) or (
-                # the one known gap, see the xfail test below
-                isinstance(entry, Upcard) and entry.card is not None and game.hand.cards is None
-            ), entry
+            assert entry in legal or type(entry) in (Deal, SetRules), entry
             game.push(entries[index])
 
 
-@props(50)
+@props(40)
 @given(any_games(), st.randoms(use_true_random=False))
 def test_legal_entries_agree_with_check_and_push(played: Played, rng: random.Random) -> None:
     check_legal_entries(played, rng)
 
 
-@pytest.mark.xfail(
-    reason="engine bug: legal_entries() omits `upcard <card>` in a winner-level hand, "
-    "though push accepts it (and the spec allows a card or just its suit)",
-    strict=True,
-)
 def test_legal_entries_lists_winner_level_card_upcards() -> None:
+    """Regression: ``upcard JH`` in a winner-level hand is accepted and listed."""
     game = Game()
     game.push(NewGame(Seat.N))
     entry = Upcard(Suit.HEARTS, Card.from_str("JH"))
@@ -637,13 +622,13 @@ def test_legal_entries_lists_winner_level_card_upcards() -> None:
 # --- 5. a corrupted log: replay never raises, and stops at the right line -------
 
 # Characters whose str.isdigit() is true but int() rejects (superscripts and
-# the like) make replay raise: test_replay_never_raises_on_odd_digits, xfail.
+# the like) once made replay raise: see test_replay_never_raises_on_odd_digits.
 ODD_DIGITS = "".join(chr(c) for c in range(0x110000) if chr(c).isdigit() and not chr(c).isdecimal())
-SPICE = " \t*#\"\\=,-0123456789NESWHDCSTJQKA♠♥♦♣ßØ٣\u00a0\u2028\x00\x0b\x1c\r"
+SPICE = ODD_DIGITS[:20] + " \t*#\"\\=,-0123456789NESWHDCSTJQKA♠♥♦♣ßØ٣\u00a0\u2028\x00\x0b\x1c\r"
 TEXT = st.text(
     alphabet=st.one_of(
         st.sampled_from(SPICE),
-        st.characters(exclude_characters=ODD_DIGITS + "\n", exclude_categories=("Cs",)),
+        st.characters(exclude_characters="\n", exclude_categories=("Cs",)),
     ),
     max_size=30,
 )
@@ -662,7 +647,7 @@ def corruptions(draw: Draw, lines: list[str]) -> tuple[int, list[str], str]:
     """One corrupted line: (its 0-based index, the new lines, what was done)."""
     index = draw(st.integers(0, len(lines) - 1))
     line = lines[index]
-    how = draw(st.sampled_from(["token", "replace", "delete", "duplicate", "char", "line"]))
+    how = draw(st.sampled_from(["char", "token", "line", "replace", "delete", "duplicate"]))
     new = list(lines)
     if how == "delete":
         del new[index]
@@ -680,7 +665,7 @@ def corruptions(draw: Draw, lines: list[str]) -> tuple[int, list[str], str]:
     else:
         at = draw(st.integers(0, max(len(line) - 1, 0)))
         char = draw(st.one_of(st.sampled_from(SPICE), st.characters(
-            exclude_characters=ODD_DIGITS + "\n", exclude_categories=("Cs",))))
+            exclude_characters="\n", exclude_categories=("Cs",))))
         new[index] = line[:at] + char + line[at + 1 :]
     return index, new, how
 
@@ -695,8 +680,13 @@ def test_corrupted_log_stops_at_the_corrupted_line_or_later(data: st.DataObject)
     lines = write_log(played.game, checksums=checksums).split("\n")[:-1]
     index, new, how = data.draw(corruptions(lines), "corruption")
     text = "\n".join(new) + "\n"
-    note(f"{how} at line {index + 1}: {lines[index]!r} -> {new[index] if how != 'delete' else ''!r}")
+    now = new[index] if how != "delete" else "(deleted)"
+    note(f"{how} at line {index + 1}: {lines[index]!r} -> {now!r}")
     read = replay(text)  # never raises
+    where = "still valid" if read.error is None else (
+        "refused there" if read.error.line == index + 1 else "refused later"
+    )
+    event(f"{how}: {where}")
     if read.error is None:
         assert read.game.entries is not None
         again = replay(write_log(read.game))
@@ -715,28 +705,22 @@ def test_corrupted_log_stops_at_the_corrupted_line_or_later(data: st.DataObject)
     assert prefix.game.expected == read.game.expected
 
 
-@pytest.mark.xfail(
-    reason="engine bug: a pass with no upcard, then a call in round 1, trips an assert in "
-    "Game._bid: check(), legal_entries() and replay() raise AssertionError",
-    strict=True,
-)
 def test_passes_without_an_upcard_then_a_call_are_refused() -> None:
-    text = "euchre-log 1\ngame dealer=N\npass E\ncall S H\n"
+    """Regression: passes with no upcard, then a call in round 1, are refused
+    with a reason (check, legal_entries and replay once raised AssertionError)."""
     game = Game()
     game.push(NewGame(Seat.N))
     game.push(Pass(Seat.E))
-    assert game.check(Call(Seat.S, Suit.HEARTS)), "a call must be refused or taken"
-    assert game.legal_entries()
-    read = replay(text)
-    assert read.error is None or read.error.line == 4
+    reason = game.check(Call(Seat.S, Suit.HEARTS))
+    assert isinstance(reason, str) and reason.strip()
+    legal = game.legal_entries()
+    assert Pass(Seat.S) in legal and Call(Seat.S, Suit.HEARTS) not in legal
+    read = replay("euchre-log 1\ngame dealer=N\npass E\ncall S H\n")
+    assert read.error is not None and read.error.line == 4
+    assert read.error.reason == reason
 
 
-@pytest.mark.xfail(
-    reason="engine bug: replay raises ValueError (int() of a non-decimal digit such as "
-    "'²') on a `rules` or `score` line instead of reporting the line",
-    strict=True,
-)
-@props(30, shrink=False)
+@props(30)
 @example(line="rules target=²")
 @example(line="score NS=² EW=0")
 @given(
@@ -748,22 +732,21 @@ def test_passes_without_an_upcard_then_a_call_are_refused() -> None:
     )
 )
 def test_replay_never_raises_on_odd_digits(line: str) -> None:
+    """Regression: ``²`` is a digit to str.isdigit() but not to int()."""
     for text in (f"euchre-log 1\n{line}\n", f"euchre-log 1\ngame dealer=N\n{line} EW=0\n"):
         read = replay(text)
-        assert read.error is None or read.error.reason
+        assert read.error is None or read.error.reason.strip()
 
 
-# --- 6. a trick check after a hand's last trick, then the next deal ------------
+# --- 6. a trick check after each hand's last trick, then the next deal ---------
 
 
-@pytest.mark.xfail(
-    reason="engine bug: after `trick X` checks a hand's last (card-level) trick, the next "
-    "hand's `deal` is refused: 'deal must be the first line of a hand'",
-    strict=True,
-)
-@props(20, shrink=False)
+@props(20)
 @given(card_games(rules_strategy(targets=(5, 10)), final_trick_checks=True))
-def test_card_level_game_with_every_trick_checked_plays_to_the_end(played: Played) -> None:
+def test_card_level_game_with_every_last_trick_checked_plays_to_the_end(played: Played) -> None:
+    """Regression: after ``trick X`` checks a hand's last trick, the next
+    ``deal`` was refused ('deal must be the first line of a hand')."""
     assert played.stuck is None, played.stuck
     complete(played.game)
     check_game_course(played)
+    check_round_trip(played)
