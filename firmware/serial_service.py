@@ -443,8 +443,7 @@ class RefereeProtocol(LineProtocol):
         if result.error is not None:
             lines.append(f"{REPLAY_SOURCE}:{result.error.line}: {result.error.reason}")
         else:
-            summary = summary_text(REPLAY_SOURCE, result)
-            lines.extend(line.rstrip() for line in summary.splitlines())
+            lines.extend(summary_text(REPLAY_SOURCE, result).splitlines())
         if state.load:
             if valid:
                 entries = [entry.line() for entry in result.game.entries]
