@@ -186,11 +186,9 @@ class Referee:
         if count == 0:
             return None
         cursor = min(self.state.cursor, count - 1)
-        if button == "NEXT":
-            self.state.cursor = (cursor + 1) % count
-            return None
-        if button == "PREV":
-            self.state.cursor = (cursor - 1) % count
+        if button in ("NEXT", "PREV"):
+            self.state.cursor = (cursor + (1 if button == "NEXT" else -1)) % count
+            self._save_flow()
             return None
         if button == "OK":
             return step.options[cursor].action

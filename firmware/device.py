@@ -184,7 +184,10 @@ def run(config: Config) -> int:
                 print(f"euchre-referee: serial link {config.serial_port} not opened: {error}",
                       file=sys.stderr)
         notifier.ready()
-        referee.run(events, stop=lambda: stopping, on_loop=notifier.watchdog, poll=0.5)
+        # The loop passes at least every `poll` seconds even when idle, and
+        # pings on each pass: keep that well inside half the watchdog timeout.
+        poll = 0.5 if notifier.interval is None else min(0.5, notifier.interval / 2)
+        referee.run(events, stop=lambda: stopping, on_loop=notifier.watchdog, poll=poll)
     finally:
         notifier.stopping()
         if serial_service is not None:

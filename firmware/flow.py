@@ -96,11 +96,21 @@ class FlowState:
 
     @classmethod
     def loads(cls, text: str) -> FlowState:
+        """The saved state, or an empty one when it is damaged or unknown."""
         try:
             data = json.loads(text) if text else {}
-            return cls(**data)
+            state = cls(**data)
         except (ValueError, TypeError):
             return cls()
+        valid = (
+            state.seat in (None, "N", "E", "S", "W")
+            and state.suit in (None, "S", "H", "D", "C")
+            and isinstance(state.alone, bool)
+            and state.mode in ("", "claim", "renege", "no-defend")
+            and type(state.cursor) is int and state.cursor >= 0
+            and type(state.entries) is int
+        )
+        return state if valid else cls()
 
     @property
     def is_empty(self) -> bool:

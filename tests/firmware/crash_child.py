@@ -110,6 +110,9 @@ def stored_games(state_dir: Path) -> list[tuple[int, list[str]]]:
     try:
         (check,) = db.execute("PRAGMA quick_check").fetchone()
         assert check == "ok", check
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+        if not {"games", "lines"} <= tables:
+            return []  # killed before the first start had made the schema
         games = [gid for (gid,) in db.execute("SELECT id FROM games ORDER BY id")]
         return [
             (gid, [text for (text,) in db.execute(

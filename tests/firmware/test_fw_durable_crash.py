@@ -66,6 +66,7 @@ class Child:
 
     def __init__(self, pid: int, stdin_fd: int, stdout_fd: int) -> None:
         self.pid = pid
+        self.reaped = False
         self.stdin_fd = stdin_fd
         self.lines: list[str] = []
         self.changed = threading.Condition()
@@ -120,8 +121,14 @@ class Zygote:
     def reap(self, child: Child) -> None:
         self.control.sendall(f"reap {child.pid}".encode())
         assert self.control.recv(64) == b"REAPED"
+        child.reaped = True
 
-    def close(self) -> None:
+    def close(self, child: Child | None = None) -> None:
+        """Stop the zygote; a child not yet reaped (a failed check) is killed
+        first, by its pid, which cannot have been reused while unreaped."""
+        if child is not None and not child.reaped:
+            os.kill(child.pid, signal.SIGKILL)
+            self.reap(child)
         self.control.close()
         try:
             self.process.wait(10)
@@ -159,6 +166,7 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
     sent_total: list[str] = []  # what the table entered, in order (the journal's truth)
     acks_ever: list[tuple[int, int, str]] = []
     model = Model(setup)
+    child: Child | None = None
     try:
         while figures.kills < kills:
             child = zygote.spawn()
@@ -183,8 +191,8 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
                 else:
                     figures.kills_after_ack += 1
                     ack_target = rng.randint(0, len(batch))
-                    assert child.wait_for(lambda lines: sum(
-                        line.startswith("ACK") for line in lines) >= ack_target), child.lines
+                    assert child.wait_for(lambda lines, target=ack_target: sum(
+                        line.startswith("ACK") for line in lines) >= target), child.lines
                 time.sleep(rng.uniform(0, 0.005))
             os.kill(child.pid, signal.SIGKILL)
             zygote.reap(child)
@@ -207,7 +215,7 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
             figures.committed_unacknowledged += committed - before - len(acks)
             figures.sent_not_committed += len(expected) - committed
             sent_total = expected[:committed]
-            latest = games[-1][1]
+            latest = games[-1][1] if games else []
             model = Model(setup, latest[len(setup):])
         figures.games = len(stored_games(state_dir))
         figures.undos = sent_total.count("undo")
@@ -220,7 +228,7 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
         zygote.reap(child)
         assert child.lines[0].startswith("START"), child.lines
     finally:
-        zygote.close()
+        zygote.close(child)
     figures.lost = 0  # every check above passed: no acknowledged entry is missing
     leftovers = sorted(p.name for p in state_dir.iterdir()
                        if ".unreadable-" in p.name or ".orphan-" in p.name)
@@ -230,7 +238,10 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
 
 
 def test_sigkill_at_random_moments_loses_no_acknowledged_entry(tmp_path: Path) -> None:
-    figures = run_crash_test(tmp_path / "state", KILLS, SEED)
+    try:
+        figures = run_crash_test(tmp_path / "state", KILLS, SEED)
+    except AssertionError as error:
+        raise AssertionError(f"CRASH_SEED={SEED} CRASH_KILLS={KILLS}: {error}") from error
     report = {"seed": SEED, **asdict(figures)}
     print("\ncrash test:", json.dumps(report))
     if os.environ.get("CRASH_REPORT"):
@@ -276,7 +287,7 @@ def test_sigkill_of_a_fresh_interpreter(tmp_path: Path, kills: int) -> None:
         acked = sum(line.startswith("ACK") for line in rest.splitlines()) + round_ % 2
         games, committed = _check_journal(state_dir, sent + batch, len(sent) + acked, [])
         sent = (sent + batch)[:committed]
-        model = Model(setup, games[-1][1][len(setup):])
+        model = Model(setup, games[-1][1][len(setup):] if games else [])
     process = subprocess.run([sys.executable, str(CHILD), str(state_dir)], input="",
                              capture_output=True, text=True, timeout=30)
     assert process.stdout.startswith("START"), process.stdout + process.stderr

@@ -120,7 +120,7 @@ def _assert_moved_aside_and_clean(tmp_path: Path, garbage: bytes | None = None) 
     assert view.title == "Journal unreadable"
     moved = referee.store.moved_aside
     assert moved is not None and moved.exists() and moved.parent == tmp_path
-    assert moved.name in view.lines
+    assert any("moved aside" in text for text in view.lines), view.lines
     if garbage is not None:
         assert moved.read_bytes() == garbage  # moved, byte for byte: never deleted
     assert "reason" not in moved.name
@@ -207,10 +207,26 @@ def test_values_of_the_wrong_kind_are_moved_aside(tmp_path: Path) -> None:
     play(referee, random.Random(9), 5)
     referee.store.close()
     db = sqlite3.connect(tmp_path / JOURNAL_NAME)
-    db.execute("UPDATE lines SET text=CAST(x'ff41' AS TEXT) WHERE seq=2")  # not UTF-8
+    db.execute("UPDATE lines SET text=x'00ff41' WHERE seq=2")  # a BLOB, not text
     db.commit()
     db.close()
     _assert_moved_aside_and_clean(tmp_path)
+
+
+def test_a_line_that_is_not_utf8_is_a_line_that_does_not_replay(tmp_path: Path) -> None:
+    referee = open_referee(tmp_path)
+    play(referee, random.Random(9), 5)
+    bad_id = referee.game_id
+    referee.store.close()
+    db = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    db.execute("UPDATE lines SET text=CAST(x'ff41' AS TEXT) WHERE seq=2")
+    db.commit()
+    db.close()
+    referee = open_referee(tmp_path)
+    assert referee.view().kind == "notice" and referee.view().title == "Game not resumed"
+    assert referee.store.lines(bad_id)[2] == "\ufffdA"  # readable, kept, not raised
+    assert referee.game_id != bad_id and referee.game.phase is Phase.SETUP
+    referee.store.close()
 
 
 def test_a_foreign_database_is_moved_aside(tmp_path: Path) -> None:
@@ -271,7 +287,8 @@ def test_a_game_whose_lines_do_not_replay_is_kept_and_shown(tmp_path: Path) -> N
     again.store.close()
 
 
-@pytest.mark.parametrize("garbage", ["trick Q", "game dealer=N extra", "\x00\x01", "score NS=9 EW=9"])
+@pytest.mark.parametrize("garbage", ["trick Q", "game dealer=N extra", "\x00\x01",
+                                     "score NS=9 EW=9"])
 def test_unparsable_lines_do_not_stop_the_referee(tmp_path: Path, garbage: str) -> None:
     referee = open_referee(tmp_path)
     play(referee, random.Random(13), 4)

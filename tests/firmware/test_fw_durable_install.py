@@ -1,0 +1,261 @@
+"""scripts/install-pi.sh and hw/referee.toml (issue item 5; SPEC §2, §5).
+
+The script is run against a fake root (``ROOT=DIR``): every file it edits is
+under DIR, and the steps that act on the running system (apt-get, useradd,
+the venv, pip, systemctl) are skipped.  Run twice, the second run changes
+nothing, not even a file's mtime; ``--dry-run`` changes nothing at all and
+lists what a real run would change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from firmware.config import DEFAULT_PINS, Config, DisplayConfig, load_config
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "install-pi.sh"
+
+# Raspberry Pi OS Bookworm's config.txt, as shipped (comments shortened).
+BOOKWORM_CONFIG = """\
+# For more options and information see the Raspberry Pi documentation
+# Some settings may impact device functionality. See link above for details
+
+# Uncomment some or all of these to enable the optional hardware interfaces
+#dtparam=i2c_arm=on
+#dtparam=i2s=on
+#dtparam=spi=on
+
+# Enable audio (loads snd_bcm2835)
+dtparam=audio=on
+
+# Automatically load overlays for detected cameras
+camera_auto_detect=1
+
+# Automatically load overlays for detected DSI displays
+display_auto_detect=1
+
+# Automatically load initramfs files, if found
+auto_initramfs=1
+
+# Enable DRM VC4 V3D driver
+dtoverlay=vc4-kms-v3d
+max_framebuffers=2
+
+# Don't have the firmware create an initial video= setting in cmdline.txt.
+# Use the kernel's default instead.
+disable_fw_kms_setup=1
+
+# Run in 64-bit mode
+arm_64bit=1
+
+# Disable compensation for displays with overscan
+disable_overscan=1
+
+# Run as fast as firmware / board allows
+arm_boost=1
+
+[cm4]
+# Enable host mode on the 2711 built-in XHCI USB controller.
+# This line should be removed if the legacy DWC2 controller is required
+# (e.g. for USB device mode) or if USB support is not required.
+otg_mode=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+
+[all]
+"""
+
+
+def fake_root(tmp_path: Path, config: str = BOOKWORM_CONFIG,
+              boot: str = "boot/firmware") -> Path:
+    root = tmp_path / "root"
+    (root / boot).mkdir(parents=True)
+    (root / boot / "config.txt").write_text(config, encoding="utf-8")
+    (root / boot / "cmdline.txt").write_text(
+        "console=serial0,115200 console=tty1 root=PARTUUID=1234-02 rootfstype=ext4 "
+        "fsck.repair=yes rootwait\n", encoding="utf-8")
+    return root
+
+
+def install(root: Path, *args: str) -> str:
+    result = subprocess.run(
+        ["bash", str(SCRIPT), *args], env={**os.environ, "ROOT": str(root)},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def tree(root: Path) -> dict[str, tuple[object, ...]]:
+    """Every path under root: its kind, bytes' hash or link target, mode, mtime."""
+    out: dict[str, tuple[object, ...]] = {}
+    for path in sorted(root.rglob("*")):
+        stat = path.lstat()
+        if path.is_symlink():
+            out[str(path.relative_to(root))] = ("link", os.readlink(path))
+        elif path.is_file():
+            out[str(path.relative_to(root))] = (
+                "file", hashlib.sha256(path.read_bytes()).hexdigest(), stat.st_mode,
+                stat.st_mtime_ns)
+        else:
+            out[str(path.relative_to(root))] = ("dir", stat.st_mode)
+    return out
+
+
+def sections(config: str) -> dict[str, list[str]]:
+    current, out = "", {"": []}
+    for line in config.splitlines():
+        if line.startswith("["):
+            current = line.strip("[]")
+            out.setdefault(current, [])
+        elif line and not line.startswith("#"):
+            out[current].append(line)
+    return out
+
+
+def test_the_script_is_valid_bash() -> None:
+    subprocess.run(["bash", "-n", str(SCRIPT)], check=True)
+    assert os.access(SCRIPT, os.X_OK)
+
+
+def test_shellcheck_finds_nothing() -> None:
+    if shutil.which("shellcheck") is None:
+        pytest.skip("shellcheck is not installed (Debian package shellcheck)")
+    result = subprocess.run(["shellcheck", str(SCRIPT)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def test_install_into_a_fake_root_then_again_changes_nothing(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    first = install(root)
+    assert "install-pi: 0 changes" not in first
+    config = (root / "boot/firmware/config.txt").read_text(encoding="utf-8")
+    parts = sections(config)
+    # Our three lines, in the unconditional [all] section at the end ...
+    assert {"dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000",
+            "dtoverlay=dwc2"} <= set(parts["all"])
+    # ... and nothing else changed: the CM5's host-mode line stays in [cm5].
+    assert config.startswith(BOOKWORM_CONFIG)
+    assert parts["cm5"] == ["dtoverlay=dwc2,dr_mode=host"]
+    modules = (root / "etc/modules-load.d/euchre-referee.conf").read_text().split()
+    assert {"i2c-dev", "dwc2", "g_serial"} <= set(modules)
+    assert (root / "etc/euchre-referee/referee.toml").read_bytes() == (
+        REPO / "hw/referee.toml").read_bytes()
+    unit = root / "etc/systemd/system/euchre-referee.service"
+    assert unit.read_bytes() == (REPO / "systemd/euchre-referee.service").read_bytes()
+    wants = root / "etc/systemd/system/multi-user.target.wants/euchre-referee.service"
+    assert os.readlink(wants) == "/etc/systemd/system/euchre-referee.service"
+    getty = root / "etc/systemd/system/serial-getty@ttyGS0.service"
+    assert os.readlink(getty) == "/dev/null"  # masked: the referee owns ttyGS0
+    cmdline = (root / "boot/firmware/cmdline.txt").read_text()
+    assert "modules-load" not in cmdline  # the boot line is never touched
+    assert "skipped (ROOT=" in first and "apt-get install" in first
+
+    before = tree(root)
+    second = install(root)
+    assert "install-pi: 0 changes" in second, second
+    assert "changed:" not in second
+    assert tree(root) == before  # not a byte, not an mtime
+
+
+def test_dry_run_changes_nothing_and_lists_the_changes(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    before = tree(root)
+    dry = install(root, "--dry-run")
+    assert tree(root) == before
+    would = [line for line in dry.splitlines() if line.startswith("would: ")]
+    real = install(root)
+    done = [line for line in real.splitlines() if line.startswith("changed: ")]
+    assert [line[len("would: "):] for line in would] == [line[len("changed: "):]
+                                                         for line in done]
+    assert f"install-pi: would make {len(would)} changes" in dry
+    after = tree(root)
+    dry_again = install(root, "--dry-run")
+    assert "install-pi: would make 0 changes" in dry_again
+    assert tree(root) == after
+
+
+def test_an_edited_config_is_never_overwritten(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    install(root)
+    conf = root / "etc/euchre-referee/referee.toml"
+    edited = conf.read_text(encoding="utf-8").replace('N = "Ragnar"', 'N = "Olga"')
+    conf.write_text(edited, encoding="utf-8")
+    out = install(root)
+    assert conf.read_text(encoding="utf-8") == edited
+    assert "kept as edited" in out and "install-pi: 0 changes" in out
+    assert (root / "etc/euchre-referee/referee.toml.default").read_bytes() == (
+        REPO / "hw/referee.toml").read_bytes()
+
+
+def test_existing_settings_are_fixed_in_place_not_duplicated(tmp_path: Path) -> None:
+    config = ("dtparam=audio=on\ndtparam=i2c_arm=off,i2c_arm_baudrate=100000\n"
+              "[pi4]\ndtparam=i2c_arm_baudrate=10000\n")
+    root = fake_root(tmp_path, config)
+    install(root)
+    text = (root / "boot/firmware/config.txt").read_text()
+    parts = sections(text)
+    assert parts[""] == ["dtparam=audio=on", "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"]
+    assert parts["pi4"] == ["dtparam=i2c_arm_baudrate=10000"]  # conditional: left alone
+    assert parts["all"] == ["dtoverlay=dwc2"]  # only what was missing, under a new [all]
+    assert text.count("i2c_arm=on") == 1
+    assert "install-pi: 0 changes" in install(root)
+
+
+def test_older_layout_boot_config_and_no_gadget(tmp_path: Path) -> None:
+    root = fake_root(tmp_path, "#dtparam=i2c_arm=on\n", boot="boot")
+    install(root, "--no-gadget")
+    text = (root / "boot/config.txt").read_text()
+    assert "dtparam=i2c_arm=on" in text.splitlines()
+    assert "dwc2" not in text
+    modules = (root / "etc/modules-load.d/euchre-referee.conf").read_text().split()
+    assert "i2c-dev" in modules and "g_serial" not in modules
+    assert not (root / "etc/systemd/system/serial-getty@ttyGS0.service").exists()
+    assert "install-pi: 0 changes" in install(root, "--no-gadget")
+
+
+def test_a_getty_enabled_on_the_gadget_port_is_disabled(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    wants = root / "etc/systemd/system/getty.target.wants/serial-getty@ttyGS0.service"
+    wants.parent.mkdir(parents=True)
+    wants.symlink_to("/lib/systemd/system/serial-getty@.service")
+    out = install(root)
+    assert not wants.is_symlink()
+    assert "disable serial-getty@ttyGS0.service" in out
+    assert "install-pi: 0 changes" in install(root)
+
+
+def test_default_config_matches_the_program_defaults() -> None:
+    """hw/referee.toml documents the default wiring: parsed, it is Config()
+    with DEFAULT_PINS, plus the USB gadget serial port."""
+    config = load_config(REPO / "hw/referee.toml")
+    assert config.pins == DEFAULT_PINS
+    assert config.display == DisplayConfig()
+    default = Config()
+    for name in Config.__dataclass_fields__:
+        if name != "serial_port":
+            assert getattr(config, name) == getattr(default, name), name
+    assert config.serial_port == "/dev/ttyGS0"
+
+
+def test_hw_readme_wiring_table_matches_the_pins() -> None:
+    """Every button of DEFAULT_PINS is in hw/README.md's wiring table, on the
+    header pin of its BCM number."""
+    header = {2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 12: 32, 13: 33, 16: 36, 17: 11, 18: 12,
+              19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22, 26: 37, 27: 13}
+    readme = (REPO / "hw/README.md").read_text(encoding="utf-8")
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in readme.splitlines() if line.startswith("|")]
+    for button, bcm in DEFAULT_PINS.items():
+        matches = [row for row in rows if row and row[0] == button]
+        assert matches, f"{button} is not in hw/README.md's wiring table"
+        assert f"GPIO{bcm}" in matches[0] and str(header[bcm]) in matches[0], matches[0]
+    assert "dtparam=i2c_arm_baudrate=400000" in readme
