@@ -246,6 +246,17 @@ def replay_openspiel(games: Sequence[BenchGame]) -> None:
                 state.apply_action(action)
 
 
+def replay_openspiel_checked(games: Sequence[BenchGame]) -> None:
+    """The same, with OpenSpiel checking each action against its legal actions
+    (``apply_action_with_legality_check``), as our replay checks every line."""
+    game = load_game()
+    for bench_game in games:
+        for hand in bench_game.hands:
+            state = game.new_initial_state()
+            for action in hand:
+                state.apply_action_with_legality_check(action)
+
+
 def best_time(games: Sequence[BenchGame], repeats: int = 5) -> float:
     """Best of ``repeats`` wall times, in seconds, of :func:`replay_openspiel`."""
     best = float("inf")

@@ -9,7 +9,9 @@ logs.  The same games are also written at winner level (the trick winners our
 engine worked out, no deal or plays).  Timed, in alternating rounds so both
 sides see the same machine load, best round of each kept:
 
-* OpenSpiel: ``apply_action`` for every chance and player action of every hand;
+* OpenSpiel: ``apply_action`` for every chance and player action of every hand
+  (no checks), and ``apply_action_with_legality_check`` (each action checked
+  against OpenSpiel's legal actions, as our replay checks each line);
 * ours, card level: ``euchre_core.replay(text)`` — parsing every line and
   checking every play (in turn, in hand, follows suit), working out tricks,
   scoring, verifying the ``score``/``winner`` check lines;
@@ -75,7 +77,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     try:
-        from openspiel_euchre import generate_games, replay_openspiel
+        from openspiel_euchre import generate_games, replay_openspiel, replay_openspiel_checked
     except ImportError as error:
         print(f"needs open-spiel: .venv/bin/pip install -e '.[bench]' ({error})")
         return 2
@@ -104,19 +106,22 @@ def main() -> int:
         for text in winner_logs:
             replay(text)
 
-    t_spiel, t_cards, t_winners = best_of(
-        args.rounds, lambda: replay_openspiel(games), ours_cards, ours_winners
+    t_spiel, t_checked, t_cards, t_winners = best_of(
+        args.rounds, lambda: replay_openspiel(games), lambda: replay_openspiel_checked(games),
+        ours_cards, ours_winners,
     )
     per_hand = 1e6 / hands
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{args.games} games, {hands} hands, {lines} card-level lines, best of {args.rounds}")
     print(f"OpenSpiel apply_action (C++)      {t_spiel * per_hand:8.1f} us/hand")
+    print(f"OpenSpiel, legality-checked       {t_checked * per_hand:8.1f} us/hand")
     print(f"ours, card-level log replay       {t_cards * per_hand:8.1f} us/hand"
           f"   {hands / t_cards:9.0f} hands/s   {lines / t_cards:9.0f} lines/s")
     print(f"ours, winner-level log replay     {t_winners * per_hand:8.1f} us/hand"
           f"   {hands / t_winners:9.0f} hands/s")
-    ratio = t_cards / t_spiel
-    print(f"ratio card-level / OpenSpiel      {ratio:8.2f}x  (budget: 2x; goal: below 1x)")
+    print(f"ratio card-level / OpenSpiel      {t_cards / t_spiel:8.2f}x"
+          "  (budget: 2x; goal: below 1x)")
+    print(f"ratio card-level / OpenSpiel checked {t_cards / t_checked:5.2f}x")
     print(f"ratio winner-level / card-level   {t_winners / t_cards:8.2f}x")
     return 0
 

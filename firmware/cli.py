@@ -6,9 +6,11 @@ import argparse
 import importlib
 import json
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from euchre_core import replay
 
@@ -71,6 +73,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return run(config)
 
 
+def _cmd_games(args: argparse.Namespace) -> int:
+    """List the games kept in a state directory, or export one as a log."""
+    from .store import JournalError, Store
+
+    state_dir = Path(args.state_dir)
+    if not (state_dir / "journal.sqlite3").exists():
+        print(f"euchre-referee: no journal in {state_dir}", file=sys.stderr)
+        return EXIT_USAGE
+    store = Store(state_dir)
+    try:
+        if args.export is None:
+            for info in store.games():
+                try:
+                    game = store.load(info.id)
+                except JournalError as error:
+                    print(f"{info.id:4d}  {error}")
+                    continue
+                stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
+                print(f"{info.id:4d}  {stamp}  {summary_line(game)}")
+            return EXIT_OK
+        game_id = store.latest() if args.export == 0 else args.export
+        if game_id is None or game_id not in {info.id for info in store.games()}:
+            print(f"euchre-referee: no game {args.export} in {state_dir}", file=sys.stderr)
+            return EXIT_USAGE
+        if args.raw:
+            sys.stdout.write(store.journal_text(game_id))
+        else:
+            try:
+                sys.stdout.write(store.export(game_id))
+            except JournalError as error:
+                print(f"euchre-referee: {error} (--raw prints it as kept)", file=sys.stderr)
+                return EXIT_INVALID
+        return EXIT_OK
+    finally:
+        store.close()
+
+
+def summary_line(game: Any) -> str:
+    """``NS 7 EW 5, 9 hands, NS won`` for listings."""
+    from euchre_core import Team
+
+    text = f"NS {game.score[Team.NS]} EW {game.score[Team.EW]}, {game.hands_played} hands"
+    if game.winner is not None:
+        text += f", {game.winner} won"
+    elif game.dealer is None:
+        text += ", not started"
+    return text
+
+
 COMMAND_MODULES: tuple[str, ...] = ("firmware.emulator", "firmware.laptop")
 """Modules that add subcommands: each has ``register(commands)``."""
 
@@ -98,6 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
                             help="TOML config (see hw/referee.toml)")
     run_parser.add_argument("--state-dir", metavar="DIR", help="where games are kept")
     run_parser.set_defaults(run=_cmd_run)
+    games_parser = commands.add_parser(
+        "games", help="list the games kept in a state directory, or export one",
+        description="List the games the referee keeps (the journal in the state directory), "
+        "or export one as a clean log (undos applied, score lines after each hand).",
+    )
+    games_parser.add_argument("--state-dir", default="state", metavar="DIR",
+                              help="where games are kept (default: ./state)")
+    games_parser.add_argument("--export", type=int, nargs="?", const=0, metavar="ID",
+                              help="print game ID as a log (no ID: the newest)")
+    games_parser.add_argument("--raw", action="store_true",
+                              help="with --export: the lines as entered, undos included")
+    games_parser.set_defaults(run=_cmd_games)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(commands)
     return parser
