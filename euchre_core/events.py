@@ -368,20 +368,19 @@ def _parse_deal(args: list[str]) -> Deal:
     if len(args) == 4:  # the canonical form, seats in order: the replay's common case
         n, e, s, w = args
         if n[:2] == "N=" and e[:2] == "E=" and s[:2] == "S=" and w[:2] == "W=":
-            get = CARD_BY_TEXT.__getitem__
+            texts = ",".join((n[2:], e[2:], s[2:], w[2:])).split(",")
             try:
-                dealt = (
-                    tuple(map(get, n[2:].split(","))),
-                    tuple(map(get, e[2:].split(","))),
-                    tuple(map(get, s[2:].split(","))),
-                    tuple(map(get, w[2:].split(","))),
-                )
+                dealt = list(map(CARD_BY_TEXT.__getitem__, texts))
             except KeyError:
                 pass
-            else:
-                every = {*dealt[0], *dealt[1], *dealt[2], *dealt[3]}
-                if len(every) == 20 and all(len(hand) == 5 for hand in dealt):
-                    return Deal(dealt)
+            else:  # 16 characters a seat and 20 different cards: five each
+                if len(dealt) == 20 and len(set(dealt)) == 20 and all(
+                    len(arg) == 16 for arg in args
+                ):
+                    return Deal(
+                        (tuple(dealt[0:5]), tuple(dealt[5:10]), tuple(dealt[10:15]),
+                         tuple(dealt[15:20]))
+                    )
     hands: dict[Seat, tuple[Card, ...]] = {}
     for token in args:
         key, sep, cards_text = token.partition("=")

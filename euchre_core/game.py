@@ -90,7 +90,7 @@ class Hand:
         "maker", "trump", "alone", "round", "lone_defender", "sitting_out",
         "discard_pending", "discarded", "tricks", "trick", "leader", "played",
         "showed_out", "by_winner", "card_level", "suit_of", "next_seat",
-        "trick_size",
+        "trick_size", "turn", "led", "playable",
     )
 
     def __init__(self, number: int, dealer: Seat, start: int) -> None:
@@ -126,6 +126,12 @@ class Hand:
         """The next seat clockwise that takes part in the hand."""
         self.trick_size = 4
         """Cards in a trick: 4, or fewer when seats sit out."""
+        self.turn = self.leader
+        """Who plays the next card (the leader, then clockwise past sitting-out seats)."""
+        self.led: Suit | None = None
+        """The effective suit led in the current trick."""
+        self.playable = False
+        """True while a ``play`` may come: trump made, no discard owed, not by winner."""
 
     def set_sitting_out(self, seats: tuple[Seat, ...]) -> None:
         self.sitting_out = seats
@@ -152,8 +158,7 @@ class Hand:
     @property
     def to_play(self) -> Seat:
         """Who plays the next card of the current trick."""
-        trick = self.trick
-        return self.next_seat[trick[-1][0]] if trick else self.leader
+        return self.turn
 
 
 @dataclass
@@ -409,7 +414,7 @@ class Game:
         assert hand.maker is not None
         lone = hand.alone or hand.lone_defender is not None
         start = hand.maker if lone and self.rules.lone_lead == "maker-left" else hand.dealer
-        hand.leader = hand.next_active(start)
+        hand.leader = hand.turn = hand.next_active(start)
 
     # --- one handler per entry kind: checks, then (when applying) changes ---
     # Each returns the reason the entry is refused, or None.  With apply=False
@@ -448,7 +453,7 @@ class Game:
             return "deal must be the first line of a hand"
         if apply:
             self._record(entry)
-            hand.cards = {seat: list(cards) for seat, cards in zip(SEATS, entry.hands)}
+            hand.cards = dict(zip(SEATS, map(list, entry.hands)))
             hand.card_level = True
         return None
 
@@ -552,6 +557,7 @@ class Game:
                 assert hand.upcard_card is not None
                 hand.cards[hand.dealer].append(hand.upcard_card)
                 hand.discard_pending = True
+            hand.playable = not hand.discard_pending
             self._set_first_leader()
         return None
 
@@ -596,6 +602,7 @@ class Game:
             self._record(entry)
             hand.discarded = entry.card
             hand.discard_pending = False
+            hand.playable = not hand.by_winner
             if hand.cards is not None:
                 hand.cards[hand.dealer].remove(entry.card)
         return None
@@ -603,21 +610,20 @@ class Game:
     def _play(self, entry: Play, apply: bool) -> str | None:
         # The replay's hot path: kept flat, with locals, on purpose.
         hand = self.hand
-        if hand.discard_pending or hand.by_winner or hand.maker is None:
+        if not hand.playable:
             return self._cannot_play_yet()
         seat = entry.seat
-        card = entry.card
-        trick = hand.trick
-        if seat is not (hand.next_seat[trick[-1][0]] if trick else hand.leader):
+        if seat is not hand.turn:
             return self._out_of_turn(seat)
-        suit_of = hand.suit_of
+        card = entry.card
+        led = hand.led
         cards = hand.cards
         if cards is not None:
             held = cards[seat]
             if card not in held:
                 return f"{self.name(seat)} does not hold {card}"
-            if trick:
-                led = suit_of[trick[0][1]]
+            if led is not None:
+                suit_of = hand.suit_of
                 if suit_of[card] is not led:
                     follow = [c for c in held if suit_of[c] is led]
                     if follow:
@@ -632,21 +638,25 @@ class Game:
             if reason is not None or not apply:
                 return reason
             self._record(entry)
-            if trick:
-                led = suit_of[trick[0][1]]
-                if suit_of[card] is not led:
-                    hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
+            if led is not None and hand.suit_of[card] is not led:
+                hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
             hand.played[card] = (len(hand.tricks) + 1, seat)
             hand.card_level = True
+        trick = hand.trick
         trick.append((seat, card))
+        if led is None:
+            hand.led = hand.suit_of[card]
         if len(trick) == hand.trick_size:
             winner = trick_winner(trick, hand.trump)  # type: ignore[arg-type]
             hand.tricks.append(winner)
             hand.trick = []
-            hand.leader = winner
+            hand.led = None
+            hand.leader = hand.turn = winner
             if len(hand.tricks) == 5:
                 self._end_hand("made", maker_tricks=self._maker_tricks())
             self.pending_trick = winner
+        else:
+            hand.turn = hand.next_seat[seat]
         return None
 
     def _cannot_play_yet(self) -> str:
@@ -734,9 +744,9 @@ class Game:
         if apply:
             self._record(entry)
             hand.by_winner = True
-            hand.discard_pending = False
+            hand.discard_pending = hand.playable = False
             hand.tricks.append(entry.seat)
-            hand.leader = entry.seat
+            hand.leader = hand.turn = entry.seat
             if len(hand.tricks) == 5:
                 self._end_hand("made", maker_tricks=self._maker_tricks())
         return None
