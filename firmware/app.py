@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from euchre_core import SEATS, Game, IllegalEntry, Phase, Seat, Team, replay
-from euchre_core.events import Entry, NewGame, Players, SetRules
+from euchre_core import SEATS, Game, IllegalEntry, Phase, Seat, Suit, Team, replay
+from euchre_core.events import Call, Entry, Make, NewGame, Order, Pass, Players, SetRules
 from euchre_core.game import HandResult
 
 from .config import Config
-from .flow import Action, FlowState, Step, build_step, direct_action
+from .flow import Action, FlowState, Step, bid_entry, build_step, direct_action
 from .store import JournalError, Store
 from .view import Choice, View
 
@@ -221,18 +221,12 @@ class Referee:
 
     def _seat_reason(self, seat: Seat) -> str | None:
         """Why ``seat`` cannot make or pass now (None if it can)."""
-        from euchre_core.events import Call, Make, Order, Pass
-
         legal = self.game.legal_entries()
         if any(isinstance(e, (Order, Call, Make, Pass)) and e.seat is seat for e in legal):
             return None
         return self.game.check(Pass(seat))
 
     def _pick_suit(self, value: str) -> None:
-        from euchre_core import Suit
-
-        from .flow import bid_entry
-
         assert self.state.seat is not None
         seat, suit = Seat.from_str(self.state.seat), Suit.from_str(value)
         reasons = [self.game.check(bid_entry(self.game, seat, suit, alone))
