@@ -395,10 +395,10 @@ class Referee:
         if self.indicators is None or not self.config.seat_led_pins:
             return
         game = self.game
-        lit = set()
+        lit: set[str] = set()
         if game.phase is Phase.IN_GAME:
             lit = {str(game.hand.dealer), str(game.hand.leader)}
-        self.indicators.light(lit)
+        self.indicators.light(lit & set(self.config.seat_led_pins))
 
     def run(self, events: queue.Queue[Any], *, stop: Callable[[], bool] = lambda: False,
             on_loop: Callable[[], None] | None = None, poll: float = 1.0) -> None:
