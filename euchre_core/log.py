@@ -13,6 +13,7 @@ import binascii
 from dataclasses import dataclass
 from typing import Final
 
+from .cards import Team
 from .events import (
     Event,
     LogSyntaxError,
@@ -255,13 +256,8 @@ def write_log(game: Game, *, checksums: bool = False) -> str:
 
 
 def _check_lines(game: Game) -> list[str]:
-    lines = [ScoreCheck(game.score[_NS], game.score[_EW]).line()]
+    lines = [ScoreCheck(game.score[Team.NS], game.score[Team.EW]).line()]
     if game.phase is Phase.GAME_OVER and game.winner is not None:
         lines.append(WinnerCheck(game.winner).line())
     return lines
 
-
-from .cards import Team as _Team  # noqa: E402
-
-_NS: Final = _Team.NS
-_EW: Final = _Team.EW

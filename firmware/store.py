@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,7 +252,7 @@ class Store:
 
     # --- games ---------------------------------------------------------------
 
-    def new_game(self, lines: list[str] = ()) -> int:  # type: ignore[assignment]
+    def new_game(self, lines: Sequence[str] = ()) -> int:
         """Start a stored game with its first lines; returns its id (durable)."""
         with self._transaction() as db:
             cursor = db.execute("INSERT INTO games (created) VALUES (?)", (time.time(),))

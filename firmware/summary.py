@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from euchre_core import Game, HandResult, Replay, Team
+from euchre_core import Game, HandResult, Replay, Seat, Team
 
 
 def summary_json(path: str, result: Replay) -> dict[str, Any]:
@@ -55,8 +55,8 @@ def summary_text(path: str, result: Replay) -> str:
     ns, ew = game.score[Team.NS], game.score[Team.EW]
     names = game.names
     lines.append(
-        f"  score: NS {ns} ({names[_seat('N')]} & {names[_seat('S')]}), "
-        f"EW {ew} ({names[_seat('E')]} & {names[_seat('W')]})"
+        f"  score: NS {ns} ({names[Seat.N]} & {names[Seat.S]}), "
+        f"EW {ew} ({names[Seat.E]} & {names[Seat.W]})"
     )
     if game.winner is not None:
         lines.append(f"  winner: {game.winner}")
@@ -64,8 +64,3 @@ def summary_text(path: str, result: Replay) -> str:
         lines.append(f"  next: {game.expected} (dealer {game.name(game.dealer)})")
     return "\n".join(lines)
 
-
-def _seat(text: str):  # type: ignore[no-untyped-def]
-    from euchre_core import Seat
-
-    return Seat.from_str(text)
