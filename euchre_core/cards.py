@@ -286,6 +286,12 @@ SUIT_OF: Final[dict[Suit, dict[Card, Suit]]] = {
 }
 """``SUIT_OF[trump][card]``: :func:`effective_suit`, memoised for the replay's hot path."""
 
+CARDS_OF: Final[dict[Suit, dict[Suit, frozenset[Card]]]] = {
+    trump: {suit: frozenset(card for card in DECK if SUIT_OF[trump][card] is suit) for suit in Suit}
+    for trump in Suit
+}
+"""``CARDS_OF[trump][suit]``: the cards whose effective suit is ``suit``."""
+
 POWER: Final[dict[Suit, dict[Suit, dict[Card, int]]]] = {
     trump: {led: {card: card_power(card, trump, led) for card in DECK} for led in Suit}
     for trump in Suit

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -364,23 +365,29 @@ def _parse_game(args: list[str]) -> NewGame:
     return NewGame(_seat(args[0][7:]))
 
 
+_CARD_PATTERN: Final = "([9TJQKA][SHDC])"
+_CANONICAL_DEAL: Final = re.compile(
+    "deal " + " ".join(f"{seat}=" + ",".join([_CARD_PATTERN] * 5) for seat in "NESW")
+)
+
+
+def canonical_deal(line: str) -> Deal | None:
+    """The deal on a line in the writer's exact form, or None for any other line.
+
+    The replay's shortcut past tokenising: other deal lines (and a canonical
+    one dealing a card twice) go through :func:`parse_event`, which says what
+    is wrong with them.
+    """
+    match = _CANONICAL_DEAL.fullmatch(line) if line[:5] == "deal " else None
+    if match is None:
+        return None
+    dealt = tuple(map(CARD_BY_TEXT.__getitem__, match.groups()))
+    if len(set(dealt)) != 20:
+        return None
+    return Deal((dealt[0:5], dealt[5:10], dealt[10:15], dealt[15:20]))
+
+
 def _parse_deal(args: list[str]) -> Deal:
-    if len(args) == 4:  # the canonical form, seats in order: the replay's common case
-        n, e, s, w = args
-        if n[:2] == "N=" and e[:2] == "E=" and s[:2] == "S=" and w[:2] == "W=":
-            texts = ",".join((n[2:], e[2:], s[2:], w[2:])).split(",")
-            try:
-                dealt = list(map(CARD_BY_TEXT.__getitem__, texts))
-            except KeyError:
-                pass
-            else:  # 16 characters a seat and 20 different cards: five each
-                if len(dealt) == 20 and len(set(dealt)) == 20 and all(
-                    len(arg) == 16 for arg in args
-                ):
-                    return Deal(
-                        (tuple(dealt[0:5]), tuple(dealt[5:10]), tuple(dealt[10:15]),
-                         tuple(dealt[15:20]))
-                    )
     hands: dict[Seat, tuple[Card, ...]] = {}
     for token in args:
         key, sep, cards_text = token.partition("=")

@@ -9,11 +9,11 @@ may come next; the device and the serial link offer exactly those.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
-from .cards import DECK, SEATS, SUIT_OF, Card, Seat, Suit, Team, is_left_bower, trick_winner
+from .cards import CARDS_OF, DECK, POWER, SEATS, SUIT_OF, Card, Seat, Suit, Team, is_left_bower
 from .events import (
     Call,
     Deal,
@@ -59,6 +59,9 @@ class Phase(enum.Enum):
 _SETUP: Final = Phase.SETUP
 _IN_GAME: Final = Phase.IN_GAME
 _GAME_OVER: Final = Phase.GAME_OVER
+_NS: Final = Team.NS
+_EW: Final = Team.EW
+_N, _E, _S, _W = SEATS
 # (module constants: on Python 3.11 ``Phase.IN_GAME`` costs ~180 ns a lookup)
 
 
@@ -80,6 +83,25 @@ class HandResult(NamedTuple):
 
 
 _LEFT_OF: Final = {seat: seat.left for seat in SEATS}
+_SEATS_OF: Final = {team: tuple(seat for seat in SEATS if seat.team is team) for team in Team}
+
+
+def _next_seat_table(sitting_out: frozenset[Seat]) -> dict[Seat, Seat]:
+    """The next seat clockwise that takes part, for each seat."""
+    table = {}
+    for seat in SEATS:
+        following = seat.left
+        while following in sitting_out:
+            following = following.left
+        table[seat] = following
+    return table
+
+
+_NEXT_SEAT: Final = {
+    frozenset(out): _next_seat_table(frozenset(out))
+    for out in ((), *((seat,) for seat in SEATS), *((a, b) for a in SEATS for b in SEATS if a != b))
+}
+"""``_NEXT_SEAT[sitting_out]``: the next active seat, for every set of seats sitting out."""
 
 
 class Hand:
@@ -89,8 +111,8 @@ class Hand:
         "number", "dealer", "start", "call_index", "cards", "upcard_suit", "upcard_card", "passes",
         "maker", "trump", "alone", "round", "lone_defender", "sitting_out",
         "discard_pending", "discarded", "tricks", "trick", "leader", "played",
-        "showed_out", "by_winner", "card_level", "suit_of", "next_seat",
-        "trick_size", "turn", "led", "playable",
+        "showed_out", "by_winner", "card_level", "suit_of", "cards_of", "next_seat",
+        "trick_size", "turn", "led", "winning", "best", "playable", "power_of",
     )
 
     def __init__(self, number: int, dealer: Seat, start: int) -> None:
@@ -101,6 +123,7 @@ class Hand:
         self.call_index = -1
         """Index in ``Game.entries`` just after the call."""
         self.cards: dict[Seat, list[Card]] | None = None
+        """Each seat's cards in a dealt hand (None when the deal is unknown)."""
         self.upcard_suit: Suit | None = None
         self.upcard_card: Card | None = None
         self.passes = 0
@@ -122,6 +145,10 @@ class Hand:
         """True once the hand has a deal or a play: tricks come from the plays."""
         self.suit_of: dict[Card, Suit] = {}
         """Each card's effective suit once trump is made (``SUIT_OF[trump]``)."""
+        self.cards_of: dict[Suit, frozenset[Card]] = {}
+        """The cards of each effective suit once trump is made (``CARDS_OF[trump]``)."""
+        self.power_of: dict[Suit, dict[Card, int]] = {}
+        """Each card's power by the suit led once trump is made (``POWER[trump]``)."""
         self.next_seat: dict[Seat, Seat] = _LEFT_OF
         """The next seat clockwise that takes part in the hand."""
         self.trick_size = 4
@@ -130,16 +157,21 @@ class Hand:
         """Who plays the next card (the leader, then clockwise past sitting-out seats)."""
         self.led: Suit | None = None
         """The effective suit led in the current trick."""
+        self.winning = self.leader
+        """Who is winning the current trick so far."""
+        self.best = -1
+        """The winning card's power (:func:`card_power`) in the current trick."""
         self.playable = False
         """True while a ``play`` may come: trump made, no discard owed, not by winner."""
 
     def set_sitting_out(self, seats: tuple[Seat, ...]) -> None:
         self.sitting_out = seats
-        self.next_seat = {seat: self.next_active(seat) for seat in SEATS}
+        self.next_seat = _NEXT_SEAT[frozenset(seats)]
         self.trick_size = 4 - len(seats)
 
     def tricks_of(self, team: Team) -> int:
-        return sum(1 for seat in self.tricks if seat.team is team)
+        first, second = _SEATS_OF[team]
+        return self.tricks.count(first) + self.tricks.count(second)
 
     @property
     def bid_turn(self) -> Seat:
@@ -150,10 +182,7 @@ class Hand:
         return seat
 
     def next_active(self, seat: Seat) -> Seat:
-        seat = seat.left
-        while seat in self.sitting_out:
-            seat = seat.left
-        return seat
+        return self.next_seat[seat]
 
     @property
     def to_play(self) -> Seat:
@@ -237,16 +266,30 @@ class Game:
 
     def verify(self, check: ScoreCheck | WinnerCheck) -> None:
         """Check a ``score``/``winner`` line against the state; raises IllegalEntry."""
-        ns, ew = self.score[Team.NS], self.score[Team.EW]
-        if isinstance(check, ScoreCheck):
-            if (check.ns, check.ew) != (ns, ew):
-                raise IllegalEntry(
-                    f"score check: the score is NS {ns}, EW {ew}, not NS {check.ns}, EW {check.ew}"
+        reason = self.verify_reason(check)
+        if reason is not None:
+            raise IllegalEntry(reason)
+
+    def verify_reason(self, check: ScoreCheck | WinnerCheck, apply: bool = True) -> str | None:
+        """Why a ``score``/``winner`` line does not match the state, or None.
+
+        (``apply`` is ignored: a check line changes nothing.  It is there so the
+        log's fast path can call this like an entry's handler.)
+        """
+        ns, ew = self.score[_NS], self.score[_EW]
+        if type(check) is ScoreCheck:
+            if check.ns != ns or check.ew != ew:
+                return (
+                    f"score check: the score is NS {ns}, EW {ew}, "
+                    f"not NS {check.ns}, EW {check.ew}"
                 )
-        elif self.winner is None:
-            raise IllegalEntry(f"winner check: no side has won yet (NS {ns}, EW {ew})")
-        elif self.winner is not check.team:
-            raise IllegalEntry(f"winner check: {self.winner} won, not {check.team}")
+            return None
+        assert isinstance(check, WinnerCheck)
+        if self.winner is None:
+            return f"winner check: no side has won yet (NS {ns}, EW {ew})"
+        if self.winner is not check.team:
+            return f"winner check: {self.winner} won, not {check.team}"
+        return None
 
     def legal_entries(self) -> list[Entry]:
         """Every entry that may come next, except ``players``/``rules``/``deal``
@@ -453,7 +496,8 @@ class Game:
             return "deal must be the first line of a hand"
         if apply:
             self._record(entry)
-            hand.cards = dict(zip(SEATS, map(list, entry.hands)))
+            north, east, south, west = entry.hands
+            hand.cards = {_N: list(north), _E: list(east), _S: list(south), _W: list(west)}
             hand.card_level = True
         return None
 
@@ -550,6 +594,8 @@ class Game:
             hand.maker, hand.trump, hand.alone = entry.seat, suit, entry.alone
             hand.round = bid_round
             hand.suit_of = SUIT_OF[suit]
+            hand.cards_of = CARDS_OF[suit]
+            hand.power_of = POWER[suit]
             hand.call_index = len(self.entries)
             if entry.alone:
                 hand.set_sitting_out((entry.seat.partner,))
@@ -608,56 +654,82 @@ class Game:
         return None
 
     def _play(self, entry: Play, apply: bool) -> str | None:
-        # The replay's hot path: kept flat, with locals, on purpose.
+        return self.play_run((entry,), apply)[1]
+
+    def play_run(self, plays: Sequence[Play], apply: bool = True) -> tuple[int, str | None]:
+        """Check and apply consecutive plays: the one place the rules of play live.
+
+        Returns how many were applied and why the next one was refused (None
+        when all were applied, or when the hand ended and the rest were left
+        for the next call).  With ``apply=False`` only ``plays[0]`` is checked
+        and nothing changes.  A run of plays in one call is the replay's hot
+        path, so the hand's state is held in locals and written back once.
+        """
         hand = self.hand
         if not hand.playable:
-            return self._cannot_play_yet()
-        seat = entry.seat
-        if seat is not hand.turn:
-            return self._out_of_turn(seat)
-        card = entry.card
-        led = hand.led
+            return 0, self._cannot_play_yet()
         cards = hand.cards
-        if cards is not None:
-            held = cards[seat]
-            if card not in held:
-                return f"{self.name(seat)} does not hold {card}"
-            if led is not None:
-                suit_of = hand.suit_of
-                if suit_of[card] is not led:
-                    follow = [c for c in held if suit_of[c] is led]
-                    if follow:
-                        return self._must_follow(seat, card, led, follow)
-            if not apply:
-                return None
-            self.entries.append(entry)
-            self.pending_trick = None
-            held.remove(card)
-        else:
-            reason = self._play_unseen(seat, card)
-            if reason is not None or not apply:
-                return reason
-            self._record(entry)
-            if led is not None and hand.suit_of[card] is not led:
-                hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
-            hand.played[card] = (len(hand.tricks) + 1, seat)
-            hand.card_level = True
-        trick = hand.trick
-        trick.append((seat, card))
-        if led is None:
-            hand.led = hand.suit_of[card]
-        if len(trick) == hand.trick_size:
-            winner = trick_winner(trick, hand.trump)  # type: ignore[arg-type]
-            hand.tricks.append(winner)
-            hand.trick = []
-            hand.led = None
-            hand.leader = hand.turn = winner
+        suit_of, cards_of, power_of = hand.suit_of, hand.cards_of, hand.power_of
+        next_seat, trick_size = hand.next_seat, hand.trick_size
+        turn, led, trick = hand.turn, hand.led, hand.trick
+        winning, best = hand.winning, hand.best
+        power = power_of[led] if led is not None else None
+        reason: str | None = None
+        applied = 0
+        for applied, entry in enumerate(plays):  # noqa: B007 - used after the loop
+            seat = entry.seat
+            if seat is not turn:
+                reason = self._out_of_turn(seat, turn)
+                break
+            card = entry.card
+            if cards is not None:
+                held = cards[seat]
+                if card not in held:
+                    reason = f"{self.name(seat)} does not hold {card}"
+                    break
+                if led is not None and suit_of[card] is not led and not cards_of[led].isdisjoint(
+                    held
+                ):
+                    follow = [other for other in held if other in cards_of[led]]
+                    reason = self._must_follow(seat, card, led, follow)
+                    break
+                if not apply:
+                    break
+                held.remove(card)
+            else:
+                reason = self._play_unseen(seat, card)
+                if reason is not None or not apply:
+                    break
+                if led is not None and suit_of[card] is not led:
+                    hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
+                hand.played[card] = (len(hand.tricks) + 1, seat)
+                hand.card_level = True
+            trick.append((seat, card))
+            if power is None:  # the lead
+                led = suit_of[card]
+                power = power_of[led]
+                winning, best = seat, power[card]
+            elif power[card] > best:
+                winning, best = seat, power[card]
+            if len(trick) < trick_size:
+                turn = next_seat[seat]
+                continue
+            turn = hand.leader = winning  # the trick is complete: its winner leads
+            hand.tricks.append(winning)
+            trick, led, power = [], None, None
             if len(hand.tricks) == 5:
-                self._end_hand("made", maker_tricks=self._maker_tricks())
-            self.pending_trick = winner
+                applied += 1
+                break
         else:
-            hand.turn = hand.next_seat[seat]
-        return None
+            applied = len(plays)
+        if applied:
+            self.entries.extend(plays[:applied])
+            self.pending_trick = None if trick else turn
+        hand.turn, hand.led, hand.trick = turn, led, trick
+        hand.winning, hand.best = winning, best
+        if len(hand.tricks) == 5:
+            self._end_hand("made", maker_tricks=self._maker_tricks())
+        return applied, reason
 
     def _cannot_play_yet(self) -> str:
         hand = self.hand
@@ -667,10 +739,9 @@ class Game:
             return "this hand's tricks are entered by winner: plays cannot be mixed in"
         return f"{self.name(hand.dealer)} (dealer) must discard first"
 
-    def _out_of_turn(self, seat: Seat) -> str:
+    def _out_of_turn(self, seat: Seat, to_play: Seat) -> str:
         if seat in self.hand.sitting_out:
             return self._sits_out(seat)
-        to_play = self.hand.to_play
         return f"it is {self.name(to_play)}'s turn to play, not {self.name(seat)}'s"
 
     def _play_unseen(self, seat: Seat, card: Card) -> str | None:

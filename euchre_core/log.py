@@ -10,20 +10,24 @@ back gives the same state and the same entries (preceded by ``rules`` and
 from __future__ import annotations
 
 import binascii
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from .cards import Team
 from .events import (
+    Deal,
     Event,
     LogSyntaxError,
     NewGame,
+    Play,
     Players,
     ScoreCheck,
     SetRules,
     Trick,
     Undo,
     WinnerCheck,
+    canonical_deal,
     parse_tokens,
     split_line,
 )
@@ -135,20 +139,15 @@ def _build_line_cache() -> dict[str, Event]:
 
 
 _LINE_CACHE: Final = _build_line_cache()
-def _verify(game: Game, check: Event, apply: bool) -> str | None:
-    assert isinstance(check, (ScoreCheck, WinnerCheck))
-    try:
-        game.verify(check)
-    except IllegalEntry as error:
-        return str(error)
-    return None
+_IN_GAME: Final = Phase.IN_GAME
 
+_Handler = Callable[[Game, Any, bool], "str | None"]
 
-_FAST_LINES: Final = {
+_FAST_LINES: Final[dict[str, tuple[Event, _Handler, type]]] = {
     line: (event, handler, type(event))
     for line, event in _LINE_CACHE.items()
     if (handler := Game.handler_for(event) or (
-        _verify if isinstance(event, (ScoreCheck, WinnerCheck)) else None
+        Game.verify_reason if isinstance(event, (ScoreCheck, WinnerCheck)) else None
     )) is not None
 }
 """Fixed-form entry lines and the Game handler each one goes to."""
@@ -162,6 +161,12 @@ def parse_line(text: str) -> Event | None:
     if not text:
         return None
     return parse_tokens(split_line(text))
+
+
+_PLAY_LINES: Final[dict[str, Play]] = {
+    line: event for line, event in _LINE_CACHE.items() if type(event) is Play
+}
+"""Canonical play lines, the bulk of a card-level log: applied in runs."""
 
 
 def replay(text: str, game: Game | None = None) -> Replay:
@@ -182,29 +187,71 @@ def replay(text: str, game: Game | None = None) -> Replay:
     else:
         empty = f"empty log: the first line must be '{HEADER}'"
         return Replay(game, LogError(1, empty), number)
-    fast = _FAST_LINES
-    in_game = Phase.IN_GAME
-    header_line = number
-    for number, raw in enumerate(lines[header_line:], start=header_line + 1):
+    bad = _replay_lines(game, lines, number)
+    if bad is not None:
+        return Replay(game, bad, bad.line)
+    return Replay(game, None, len(lines))
+
+
+def _replay_lines(game: Game, lines: list[str], header: int) -> LogError | None:
+    """Apply the lines after the header (line number ``header``)."""
+    fast, play_lines = _FAST_LINES, _PLAY_LINES
+    plays: list[Play] = []
+    """Consecutive canonical play lines not applied yet: one Game.play_run call a run."""
+    number = header
+    for number, raw in enumerate(lines[header:], start=header + 1):
+        play = play_lines.get(raw)
+        if play is not None:
+            plays.append(play)
+            continue
+        if plays:
+            error = _replay_plays(game, plays, number - len(plays))
+            if error is not None:
+                return error
+            plays = []
         # Fast path: a canonical fixed-form line (no checksum, no comment) in
         # a game under way; the handler is the same one Game.push would call.
-        hit = fast.get(raw)
+        hit = fast.get(raw) or _canonical_deal(raw)
         if (
             hit is not None
-            and game.phase is in_game
+            and game.phase is _IN_GAME
             and (game.pending_trick is None or hit[2] is not Trick)
         ):
             refused = hit[1](game, hit[0], True)
             if refused is not None:
-                return Replay(game, LogError(number, refused), number)
+                return LogError(number, refused)
             continue
         try:
             event = parse_line(strip_line(raw))
             if event is not None:
                 apply_event(game, event)
         except (LogSyntaxError, IllegalEntry) as error:
-            return Replay(game, LogError(number, str(error)), number)
-    return Replay(game, None, len(lines))
+            return LogError(number, str(error))
+    return _replay_plays(game, plays, number + 1 - len(plays)) if plays else None
+
+
+def _canonical_deal(raw: str) -> tuple[Deal, _Handler, type] | None:
+    """A canonical deal line as a fast-path hit, like ``_FAST_LINES`` gives."""
+    deal = canonical_deal(raw)
+    return None if deal is None else (deal, Game._deal, Deal)
+
+
+def _replay_plays(game: Game, plays: list[Play], number: int) -> LogError | None:
+    """Apply a run of plays, the first on line ``number``, as Game.push would."""
+    done = 0
+    while done < len(plays):
+        if game.phase is not _IN_GAME:  # no game yet, or it is over: push says so
+            try:
+                game.push(plays[done])
+            except IllegalEntry as error:
+                return LogError(number + done, str(error))
+            done += 1
+            continue
+        applied, refused = game.play_run(plays[done:] if done else plays)
+        if refused is not None:
+            return LogError(number + done + applied, refused)
+        done += applied
+    return None
 
 
 def apply_event(game: Game, event: Event) -> None:
