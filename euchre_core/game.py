@@ -136,7 +136,8 @@ class Hand:
         self.discard_pending = False
         self.discarded: Card | None = None
         self.tricks: list[Seat] = []
-        self.trick: list[tuple[Seat, Card]] = []
+        self.trick: list[Play] = []
+        """The plays of the trick under way."""
         self.leader = dealer.left
         self.played: dict[Card, tuple[int, Seat]] = {}
         self.showed_out: dict[tuple[Seat, Suit], int] = {}
@@ -704,7 +705,7 @@ class Game:
                     hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
                 hand.played[card] = (len(hand.tricks) + 1, seat)
                 hand.card_level = True
-            trick.append((seat, card))
+            trick.append(entry)
             if power is None:  # the lead
                 led = suit_of[card]
                 power = power_of[led]

@@ -195,23 +195,24 @@ def replay(text: str, game: Game | None = None) -> Replay:
 
 def _replay_lines(game: Game, lines: list[str], header: int) -> LogError | None:
     """Apply the lines after the header (line number ``header``)."""
-    fast, play_lines = _FAST_LINES, _PLAY_LINES
+    fast_get, play_get = _FAST_LINES.get, _PLAY_LINES.get  # bound once: the hot loop
     plays: list[Play] = []
     """Consecutive canonical play lines not applied yet: one Game.play_run call a run."""
+    add_play = plays.append
     number = header
     for number, raw in enumerate(lines[header:], start=header + 1):
-        play = play_lines.get(raw)
+        play = play_get(raw)
         if play is not None:
-            plays.append(play)
+            add_play(play)
             continue
         if plays:
             error = _replay_plays(game, plays, number - len(plays))
             if error is not None:
                 return error
-            plays = []
+            plays.clear()
         # Fast path: a canonical fixed-form line (no checksum, no comment) in
         # a game under way; the handler is the same one Game.push would call.
-        hit = fast.get(raw) or _canonical_deal(raw)
+        hit = fast_get(raw) or _canonical_deal(raw)
         if (
             hit is not None
             and game.phase is _IN_GAME

@@ -127,7 +127,7 @@ def status_of(referee: Referee) -> dict[str, Any]:
         "tricks": [str(seat) for seat in hand.tricks] if in_game else [],
         "tricks_ns": hand.tricks_of(Team.NS) if in_game else 0,
         "tricks_ew": hand.tricks_of(Team.EW) if in_game else 0,
-        "trick": [f"{seat} {card}" for seat, card in hand.trick] if in_game else [],
+        "trick": [f"{play.seat} {play.card}" for play in hand.trick] if in_game else [],
         "expected": game.expected,
         "expected_kind": game.expected_kind,
         "winner": str(game.winner) if game.winner is not None else None,

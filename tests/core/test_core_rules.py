@@ -351,7 +351,7 @@ def test_dealer_sitting_out_picks_up_and_discards() -> None:
 
 def test_lone_hand_three_card_tricks_and_march() -> None:
     game = game_of(*LONE_DEALER_SITS_OUT[:6])
-    assert game.hand.trick == [(Seat.E, Card.from_str("JH"))]
+    assert game.hand.trick == [Play(Seat.E, Card.from_str("JH"))]
     push(game, "play S JD")
     assert rejected(game, "play N TS") == "Ragnar sits out: South went alone"
     push(game, "play W 9C")
