@@ -15,7 +15,10 @@ sides see the same machine load, best round of each kept:
 * ours, card level: ``euchre_core.replay(text)`` — parsing every line and
   checking every play (in turn, in hand, follows suit), working out tricks,
   scoring, verifying the ``score``/``winner`` check lines;
-* ours, winner level: the same games by trick winners.
+* ours, winner level: the same games by trick winners;
+* ours, reading only: the card-level logs split into lines and each line
+  looked up or parsed as the replay does, with no rule applied — the floor
+  under any replay that reads text line by line.
 
 Also checks, before timing, that every game replays valid and that our score
 after each hand equals the sum of OpenSpiel's returns.
@@ -33,7 +36,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from euchre_core import Game, Team, replay  # noqa: E402
-from euchre_core.log import HEADER, parse_line, strip_line  # noqa: E402
+from euchre_core.events import canonical_deal  # noqa: E402
+from euchre_core.log import _FAST_LINES, _PLAY_LINES, HEADER, parse_line, strip_line  # noqa: E402
+
+
+def read_only(text: str) -> int:
+    """Read a card-level log the way ``replay`` does, applying nothing.
+
+    Returns the number of lines it could not look up: 3 a log here (the
+    header, the ``game`` line and the empty string after the last newline).
+    """
+    play_get, fast_get = _PLAY_LINES.get, _FAST_LINES.get
+    unknown = 0
+    for raw in text.split("\n"):
+        if play_get(raw) is None and fast_get(raw) is None and canonical_deal(raw) is None:
+            unknown += 1
+    return unknown
 
 
 def winner_level(card_level_log: str) -> str:
@@ -106,9 +124,17 @@ def main() -> int:
         for text in winner_logs:
             replay(text)
 
-    t_spiel, t_checked, t_cards, t_winners = best_of(
+    def ours_reading() -> None:
+        for text in card_logs:
+            read_only(text)
+
+    unread = sum(read_only(text) for text in card_logs)
+    if unread != 3 * len(card_logs):
+        print(f"reading only missed {unread - 3 * len(card_logs)} lines it should look up")
+        return 1
+    t_spiel, t_checked, t_cards, t_winners, t_reading = best_of(
         args.rounds, lambda: replay_openspiel(games), lambda: replay_openspiel_checked(games),
-        ours_cards, ours_winners,
+        ours_cards, ours_winners, ours_reading,
     )
     per_hand = 1e6 / hands
     print(f"python {platform.python_version()} on {platform.machine()}, "
@@ -119,10 +145,12 @@ def main() -> int:
           f"   {hands / t_cards:9.0f} hands/s   {lines / t_cards:9.0f} lines/s")
     print(f"ours, winner-level log replay     {t_winners * per_hand:8.1f} us/hand"
           f"   {hands / t_winners:9.0f} hands/s")
+    print(f"ours, reading only (no rules)     {t_reading * per_hand:8.1f} us/hand")
     print(f"ratio card-level / OpenSpiel      {t_cards / t_spiel:8.2f}x"
           "  (budget: 2x; goal: below 1x)")
     print(f"ratio card-level / OpenSpiel checked {t_cards / t_checked:5.2f}x")
     print(f"ratio winner-level / card-level   {t_winners / t_cards:8.2f}x")
+    print(f"ratio reading only / OpenSpiel    {t_reading / t_spiel:8.2f}x")
     return 0
 
 
