@@ -8,14 +8,27 @@ changed.  Every entry is checked by the engine, written to the journal
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from euchre_core import SEATS, Game, IllegalEntry, Phase, Seat, Suit, Team, replay
+from euchre_core import (
+    SEATS,
+    Game,
+    IllegalEntry,
+    LogSyntaxError,
+    Phase,
+    Rules,
+    Seat,
+    Suit,
+    Team,
+    parse_event,
+    replay,
+)
 from euchre_core.events import Call, Entry, Make, NewGame, Order, Pass, Players, SetRules
 from euchre_core.game import HandResult
 
@@ -92,7 +105,41 @@ class Referee:
                 ("It could not be read", "and was moved aside", "(kept, not deleted).",
                  "Starting clean."),
             )
+        self._apply_kept_settings()
         self._resume()
+
+    # --- settings for the games to come --------------------------------------
+
+    def set_next_names(self, names: Mapping[Seat, str]) -> str:
+        """Player names for the stored games to come (seats not given keep
+        theirs); kept in the journal before it returns.  Returns the
+        ``players`` line the next game will open with."""
+        merged = dict(self.config.names)
+        merged.update(names)
+        line = Players(tuple((seat, merged[seat]) for seat in SEATS)).line()
+        self.store.set_setting("players", line)
+        self.config = dataclasses.replace(self.config, names=merged)
+        return line
+
+    def set_next_rules(self, rules: Rules) -> None:
+        """House rules for the stored games to come; kept in the journal
+        before it returns."""
+        self.store.set_setting("rules", SetRules(rules).line())
+        self.config = dataclasses.replace(self.config, rules=rules)
+
+    def _apply_kept_settings(self) -> None:
+        """Names and rules set over the serial link outlive a restart: they
+        override the config file's until they are set again."""
+        for line in self.store.settings().values():
+            try:
+                event = parse_event(line)
+            except LogSyntaxError:
+                continue  # not a line this referee wrote: the config file's settings stand
+            if isinstance(event, Players):
+                self.config = dataclasses.replace(
+                    self.config, names={**self.config.names, **dict(event.names)})
+            elif isinstance(event, SetRules):
+                self.config = dataclasses.replace(self.config, rules=event.rules)
 
     # --- games ---------------------------------------------------------------
 

@@ -13,7 +13,6 @@ and to the referee's journal listeners (the live feed).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import queue
@@ -498,10 +497,7 @@ class RefereeProtocol(LineProtocol):
             assert isinstance(event, Players)
 
             def set_names(referee: Referee) -> str:
-                names = dict(referee.config.names)
-                names.update(event.names)
-                referee.config = dataclasses.replace(referee.config, names=names)
-                return Players(tuple((seat, names[seat]) for seat in SEATS)).line()
+                return referee.set_next_names(dict(event.names))
         else:
             def set_names(referee: Referee) -> str:
                 names = referee.config.names
@@ -520,7 +516,7 @@ class RefereeProtocol(LineProtocol):
             assert isinstance(event, SetRules)
 
             def set_rules(referee: Referee) -> str:
-                referee.config = dataclasses.replace(referee.config, rules=event.rules)
+                referee.set_next_rules(event.rules)
                 return _rules_line(event.rules)
         else:
             def set_rules(referee: Referee) -> str:

@@ -45,6 +45,10 @@ CREATE TABLE IF NOT EXISTS lines (
     text TEXT NOT NULL,
     PRIMARY KEY (game_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
 """
 
 
@@ -163,7 +167,7 @@ class Store:
                 raise sqlite3.DatabaseError(f"quick_check: {check}")
             tables = {name for (name,) in ro.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
-            # Our schema (either table may be missing yet: the schema script
+            # Our schema (any table may be missing yet: the schema script
             # commits one table at a time), every value of the type we wrote,
             # and each game's lines numbered 0, 1, 2... with no gap.  All in
             # SQL: a journal of months of games opens in milliseconds.
@@ -179,6 +183,9 @@ class Store:
                     "WHERE lo != 0 OR hi != n - 1").fetchone()
                 if gaps:
                     raise sqlite3.DatabaseError(f"{gaps} games with lines out of sequence")
+            if "settings" in tables:
+                ro.execute("SELECT key, value FROM settings LIMIT 0")
+                self._check_type(ro, "settings", "value")
         finally:
             ro.close()
 
@@ -289,6 +296,16 @@ class Store:
                 db.execute("UPDATE games SET flow=? WHERE id=?", (flow, game_id))
         finally:
             self._db.execute("PRAGMA synchronous=FULL")
+
+    def set_setting(self, key: str, value: str) -> None:
+        """Keep a setting for the games to come, durably (``players``, ``rules``)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+
+    def settings(self) -> dict[str, str]:
+        """Every kept setting."""
+        return {str(key): str(value)
+                for key, value in self._db.execute("SELECT key, value FROM settings ORDER BY key")}
 
     def flow(self, game_id: int) -> str:
         row = self._db.execute("SELECT flow FROM games WHERE id=?", (game_id,)).fetchone()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from crash_child import Model, make_config, open_referee, setup_lines, stored_games
 
-from euchre_core import SEATS, Phase, replay
+from euchre_core import SEATS, Phase, Seat, replay
 from euchre_core.events import NewGame
 from euchre_core.log import HEADER, parse_line
 from euchre_core.rules import Rules
@@ -365,3 +365,41 @@ def test_random_games_with_restarts_replay_to_the_same_state(tmp_path: Path) -> 
     games = stored_games(tmp_path)
     assert len(games) >= 1
     assert all(replay("\n".join([HEADER, *lines]) + "\n").error is None for _, lines in games)
+
+
+def test_kept_settings_open_the_next_game_after_a_restart(tmp_path: Path) -> None:
+    referee = open_referee(tmp_path)
+    referee.set_next_names({Seat.N: "Nora"})
+    referee.set_next_rules(Rules(target=5))
+    play_to_the_end(referee, random.Random(3))
+    referee.store.close()
+    referee = open_referee(tmp_path)  # the config file still has the standard setup
+    assert referee.config.names[Seat.N] == "Nora"
+    assert referee.config.rules == Rules(target=5)
+    assert referee.enter(NewGame(Seat.E)) is None
+    lines = referee.store.lines(referee.game_id)
+    assert lines[:2] == ["rules target=5", "players N=Nora E=Sigríður S=South W=Anna"]
+    assert referee.game.rules.target == 5
+    referee.store.close()
+
+
+def test_a_damaged_kept_setting_leaves_the_config_files(tmp_path: Path) -> None:
+    referee = open_referee(tmp_path)
+    referee.store.set_setting("players", "players Q=Nobody")
+    referee.store.set_setting("rules", "rules target=7")
+    referee.store.close()
+    referee = open_referee(tmp_path)
+    assert referee.config.names == make_config(tmp_path).names
+    assert referee.config.rules == Rules(target=7)
+    referee.store.close()
+
+
+def test_a_setting_of_the_wrong_kind_is_moved_aside(tmp_path: Path) -> None:
+    referee = open_referee(tmp_path)
+    referee.store.set_setting("rules", "rules target=7")
+    referee.store.close()
+    db = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    db.execute("UPDATE settings SET value=x'00ff41'")
+    db.commit()
+    db.close()
+    _assert_moved_aside_and_clean(tmp_path)

@@ -384,3 +384,40 @@ def test_busy_main_loop_is_answered_and_nothing_done(tmp_path: Path) -> None:
     finally:
         end.close()
         dev.close()
+
+
+def test_players_and_rules_set_over_the_link_outlive_a_restart(tmp_path: Path) -> None:
+    first = Device(tmp_path)
+    end = Host(first.path)
+    try:
+        assert end.ask("players W=Zoë") == [
+            "ok next game: players N=Ragnar E=Sigríður S=South W=Zoë"]
+        assert end.ask("rules target=7") == ["ok next game: rules target=7"]
+        # Acknowledged, so already in the journal, read through another connection.
+        other = Store(tmp_path)
+        try:
+            assert other.settings() == {
+                "players": "players N=Ragnar E=Sigríður S=South W=Zoë",
+                "rules": "rules target=7",
+            }
+        finally:
+            other.close()
+    finally:
+        end.close()
+        first.close()
+    again = Device(tmp_path)  # the power came back
+    end = Host(again.path)
+    try:
+        assert end.ask("players") == ["ok next game: players N=Ragnar E=Sigríður S=South W=Zoë"]
+        assert end.ask("rules") == ["ok next game: rules target=7"]
+        assert end.ask("rules standard") == ["ok next game: rules (standard)"]
+    finally:
+        end.close()
+        again.close()
+    last = Device(tmp_path)
+    end = Host(last.path)
+    try:
+        assert end.ask("rules") == ["ok next game: rules (standard)"]
+    finally:
+        end.close()
+        last.close()
