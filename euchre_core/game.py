@@ -62,6 +62,7 @@ _GAME_OVER: Final = Phase.GAME_OVER
 _NS: Final = Team.NS
 _EW: Final = Team.EW
 _N, _E, _S, _W = SEATS
+_DECK_ORDER: Final = {card: index for index, card in enumerate(DECK)}
 # (module constants: on Python 3.11 ``Phase.IN_GAME`` costs ~180 ns a lookup)
 
 
@@ -122,7 +123,7 @@ class Hand:
         """Index in ``Game.entries`` of the hand's first entry."""
         self.call_index = -1
         """Index in ``Game.entries`` just after the call."""
-        self.cards: dict[Seat, list[Card]] | None = None
+        self.cards: dict[Seat, set[Card]] | None = None
         """Each seat's cards in a dealt hand (None when the deal is unknown)."""
         self.upcard_suit: Suit | None = None
         self.upcard_card: Card | None = None
@@ -498,7 +499,7 @@ class Game:
         if apply:
             self._record(entry)
             north, east, south, west = entry.hands
-            hand.cards = {_N: list(north), _E: list(east), _S: list(south), _W: list(west)}
+            hand.cards = {_N: set(north), _E: set(east), _S: set(south), _W: set(west)}
             hand.card_level = True
         return None
 
@@ -602,7 +603,7 @@ class Game:
                 hand.set_sitting_out((entry.seat.partner,))
             if hand.cards is not None and bid_round == 1:
                 assert hand.upcard_card is not None
-                hand.cards[hand.dealer].append(hand.upcard_card)
+                hand.cards[hand.dealer].add(hand.upcard_card)
                 hand.discard_pending = True
             hand.playable = not hand.discard_pending
             self._set_first_leader()
@@ -691,7 +692,7 @@ class Game:
                 if led is not None and suit_of[card] is not led and not cards_of[led].isdisjoint(
                     held
                 ):
-                    follow = [other for other in held if other in cards_of[led]]
+                    follow = sorted(held & cards_of[led], key=_DECK_ORDER.__getitem__)
                     reason = self._must_follow(seat, card, led, follow)
                     break
                 if not apply:

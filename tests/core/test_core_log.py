@@ -564,7 +564,7 @@ INVALID = [
     ("play out of turn", CARDS, "play S JD", "it is Sigríður's turn to play, not South's"),
     ("play not in hand", CARDS, "play E 9H", "Sigríður does not hold 9H"),
     ("not following suit", [*CARDS, "play E AD", "play S 9C"], "play W AC",
-     "Anna must follow diamonds (holds QD TD 9D)"),
+     "Anna must follow diamonds (holds 9D TD QD)"),
     ("wrong trick check", [*CARDS, "play E AD", "play S 9C", "play W QD", "play N 9H"], "trick E",
      "trick check: Ragnar won that trick (worked out from the plays), not Sigríður"),
     ("trick line in a dealt hand", CARDS, "trick E",
