@@ -92,6 +92,9 @@ class Referee:
         self.result: HandResult | None = None
         self.result_until = 0.0
         self.show_help = False
+        self.browsing = False
+        """Seats layout: PREV/NEXT pressed, so the screen shows the choice under
+        the cursor and OK picks it, until any other button (or OK) is pressed."""
         self.notice: tuple[str, tuple[str, ...]] | None = None
         self.flags: tuple[str, ...] = ()
         self.frames = 0
@@ -209,6 +212,7 @@ class Referee:
             self.show_help = not self.show_help
             return
         self.show_help = False
+        browsing, self.browsing = self.browsing, False
         if self.result is not None and now < self.result_until:
             self.result_until = 0.0  # a press skips the result screen and acts
         self.message = None
@@ -216,10 +220,16 @@ class Referee:
             self._undo()
             return
         step = self.step()
-        if self.config.layout == "cursor" or button in ("PREV", "NEXT"):
+        moving = button in ("PREV", "NEXT")
+        if moving and not browsing and self.config.layout != "cursor" and step.options:
+            self.browsing = True  # the first arrow shows the choices, the cursor on the first
+            self.state.cursor = 0
+            return
+        if self.config.layout == "cursor" or moving or (button == "OK" and browsing):
             action = self._cursor(step, button)
         else:
             action = direct_action(self.game, self.state, step, button)
+        self.browsing = moving and bool(step.options) and self.config.layout != "cursor"
         if action is not None:
             self._act(action)
         elif self.game.phase is Phase.GAME_OVER:
@@ -391,7 +401,7 @@ class Referee:
         if step.name == "game":
             prompt += " Tap a seat, or OK: random."
         choices: tuple[Choice, ...] = ()
-        if self.config.layout == "cursor" and step.options:
+        if (self.config.layout == "cursor" or self.browsing) and step.options:
             choices = tuple(Choice(o.label, o.key) for o in step.options)
         selected = ""
         if self.state.seat is not None and hand.maker is None:

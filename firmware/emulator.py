@@ -51,8 +51,9 @@ keys (the box's buttons):
   a              ALONE: the maker goes alone (during tricks: a renege)
   Enter          OK: confirm a call, pass, claim the rest; random first dealer
   Backspace      UNDO: one entry back, as far as the start of the game
-  arrow keys     left/up = PREV, right/down = NEXT (the cursor; all input
-                 with --layout cursor, where Enter picks)
+  arrow keys     left/up = PREV, right/down = NEXT: the first press shows the
+                 choices, the next ones move the cursor, Enter picks (all
+                 input with --layout cursor)
   ? or h         HELP: show or hide the help screen
   q or Ctrl-C    quit (every entry is already saved; starting again resumes)
 

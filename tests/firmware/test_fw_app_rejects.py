@@ -211,3 +211,28 @@ def test_cursor_layout_offers_only_legal_choices(tmp_path: Path) -> None:
     assert [c.label for c in referee.view().choices] == [
         "Makers took 2", "Makers took 3", "Makers took 4", "Makers took 5"]
     assert_replays(referee)
+
+
+def test_arrows_in_the_seats_layout_show_the_choices_and_ok_picks(tmp_path: Path) -> None:
+    referee = make(tmp_path)
+    assert referee.view().choices == ()
+    setup(referee, "NEXT")  # the first arrow shows the choices, the cursor on the first
+    view = referee.view()
+    assert [c.label for c in view.choices] == [
+        "Random dealer", "Ragnar deals", "Sigríður deals", "South deals", "Anna deals"]
+    assert view.cursor == 0
+    assert journal_lines(referee)[-1].startswith("players ")  # nothing entered yet
+    setup(referee, "NEXT NEXT PREV NEXT NEXT NEXT")  # to "Anna deals"
+    assert referee.view().cursor == 4
+    setup(referee, "OK")
+    assert journal_lines(referee)[-1] == "game dealer=W"
+    assert referee.view().choices == ()  # back to the table: seat buttons again
+    setup(referee, "H S")  # upcard hearts; South (the seat button, not the cursor)
+    assert referee.state.seat == "S"
+    setup(referee, "PREV")
+    assert referee.view().choices != ()
+    setup(referee, "UNDO")  # any other button leaves the choices
+    assert referee.view().choices == ()
+    setup(referee, "N")  # a seat button acts as usual, even after arrows
+    assert referee.state.seat == "N"
+    assert_replays(referee)
