@@ -300,7 +300,12 @@ POWER: Final[dict[Suit, dict[Suit, dict[Card, int]]]] = {
 
 
 def trick_winner(plays: Sequence[tuple[Seat, Card]], trump: Suit) -> Seat:
-    """The seat that wins a trick; ``plays`` in the order they were played."""
+    """The seat that wins a trick; ``plays`` in the order they were played.
+
+    The highest :func:`card_power` for the suit led wins.  ``Game.play_run``
+    keeps the same running best as the cards come, rather than calling this
+    once the trick is complete.
+    """
     best_seat, first = plays[0]
     power = POWER[trump][SUIT_OF[trump][first]]
     best_power = power[first]
