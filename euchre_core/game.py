@@ -83,7 +83,6 @@ class HandResult(NamedTuple):
     reneger: Seat | None = None
 
 
-_LEFT_OF: Final = {seat: seat.left for seat in SEATS}
 _SEATS_OF: Final = {team: tuple(seat for seat in SEATS if seat.team is team) for team in Team}
 
 
@@ -112,8 +111,8 @@ class Hand:
         "number", "dealer", "start", "call_index", "cards", "upcard_suit", "upcard_card", "passes",
         "maker", "trump", "alone", "round", "lone_defender", "sitting_out",
         "discard_pending", "discarded", "tricks", "trick", "leader", "played",
-        "showed_out", "by_winner", "card_level", "suit_of", "cards_of", "next_seat",
-        "trick_size", "turn", "led", "winning", "best", "playable", "power_of",
+        "showed_out", "by_winner", "card_level", "next_seat",
+        "trick_size", "turn", "led", "winning", "best", "playable",
     )
 
     def __init__(self, number: int, dealer: Seat, start: int) -> None:
@@ -145,13 +144,7 @@ class Hand:
         self.by_winner = False
         self.card_level = False
         """True once the hand has a deal or a play: tricks come from the plays."""
-        self.suit_of: dict[Card, Suit] = {}
-        """Each card's effective suit once trump is made (``SUIT_OF[trump]``)."""
-        self.cards_of: dict[Suit, frozenset[Card]] = {}
-        """The cards of each effective suit once trump is made (``CARDS_OF[trump]``)."""
-        self.power_of: dict[Suit, dict[Card, int]] = {}
-        """Each card's power by the suit led once trump is made (``POWER[trump]``)."""
-        self.next_seat: dict[Seat, Seat] = _LEFT_OF
+        self.next_seat: dict[Seat, Seat] = _NEXT_SEAT[frozenset()]
         """The next seat clockwise that takes part in the hand."""
         self.trick_size = 4
         """Cards in a trick: 4, or fewer when seats sit out."""
@@ -595,9 +588,6 @@ class Game:
             self._record(entry)
             hand.maker, hand.trump, hand.alone = entry.seat, suit, entry.alone
             hand.round = bid_round
-            hand.suit_of = SUIT_OF[suit]
-            hand.cards_of = CARDS_OF[suit]
-            hand.power_of = POWER[suit]
             hand.call_index = len(self.entries)
             if entry.alone:
                 hand.set_sitting_out((entry.seat.partner,))
@@ -670,8 +660,9 @@ class Game:
         hand = self.hand
         if not hand.playable:
             return 0, self._cannot_play_yet()
-        cards = hand.cards
-        suit_of, cards_of, power_of = hand.suit_of, hand.cards_of, hand.power_of
+        cards, trump = hand.cards, hand.trump
+        assert trump is not None  # playable: trump is made
+        suit_of, cards_of, power_of = SUIT_OF[trump], CARDS_OF[trump], POWER[trump]
         next_seat, trick_size = hand.next_seat, hand.trick_size
         turn, led, trick = hand.turn, hand.led, hand.trick
         winning, best = hand.winning, hand.best
@@ -760,7 +751,8 @@ class Game:
                 return f"{card} was turned down: it is out of play"
             if hand.round == 1 and seat is not hand.dealer:
                 return f"{card} went to the dealer, {self.name(hand.dealer)}"
-        suit = hand.suit_of[card]
+        assert hand.trump is not None
+        suit = SUIT_OF[hand.trump][card]
         showed_out = hand.showed_out.get((seat, suit))
         if showed_out is not None:
             return (

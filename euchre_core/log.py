@@ -146,11 +146,12 @@ _Handler = Callable[[Game, Any, bool], "str | None"]
 _FAST_LINES: Final[dict[str, tuple[Event, _Handler, type]]] = {
     line: (event, handler, type(event))
     for line, event in _LINE_CACHE.items()
-    if (handler := Game.handler_for(event) or (
+    if type(event) is not Play  # plays: _PLAY_LINES, applied in runs
+    and (handler := Game.handler_for(event) or (
         Game.verify_reason if isinstance(event, (ScoreCheck, WinnerCheck)) else None
     )) is not None
 }
-"""Fixed-form entry lines and the Game handler each one goes to."""
+"""Fixed-form entry lines other than plays, and the Game handler each one goes to."""
 
 
 def parse_line(text: str) -> Event | None:

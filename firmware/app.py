@@ -119,7 +119,7 @@ class Referee:
         ``players`` line the next game will open with."""
         merged = dict(self.config.names)
         merged.update(names)
-        line = Players(tuple((seat, merged[seat]) for seat in SEATS)).line()
+        line = players_line(merged)
         self.store.set_setting("players", line)
         self.config = dataclasses.replace(self.config, names=merged)
         return line
@@ -148,7 +148,7 @@ class Referee:
 
     def _setup_lines(self) -> list[str]:
         names = self.config.names
-        lines = [Players(tuple((seat, names[seat]) for seat in SEATS)).line()]
+        lines = [players_line(names)]
         if self.config.rules.to_tokens():
             lines.insert(0, SetRules(self.config.rules).line())
         return lines
@@ -493,6 +493,11 @@ def describe_result(game: Game, result: HandResult) -> tuple[str, ...]:
     if result.how == "march":
         return (f"{maker} marched" + (" alone" if result.alone else ""), points)
     return (f"{maker} made it", f"({tricks} tricks)", points)
+
+
+def players_line(names: Mapping[Seat, str]) -> str:
+    """The ``players`` line naming all four seats, N E S W."""
+    return Players(tuple((seat, names[seat]) for seat in SEATS)).line()
 
 
 def help_lines(layout: str) -> tuple[str, ...]:

@@ -48,7 +48,7 @@ from euchre_core import (
 from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck, parse_event
 from euchre_core.log import strip_line, with_checksum
 
-from .app import Referee
+from .app import Referee, players_line
 from .summary import summary_json, summary_text
 
 __all__ = [
@@ -500,8 +500,7 @@ class RefereeProtocol(LineProtocol):
                 return referee.set_next_names(dict(event.names))
         else:
             def set_names(referee: Referee) -> str:
-                names = referee.config.names
-                return Players(tuple((seat, names[seat]) for seat in SEATS)).line()
+                return players_line(referee.config.names)
 
         line = self.call(set_names)
         self.ok(f"next game: {line}")
