@@ -3,7 +3,7 @@
     .venv/bin/python bench/serial_bench.py [--games 50] [--rounds 5] [--baudrate 115200]
 
 A referee runs its main loop in a thread with its serial service; the host
-is the laptop tool's own client (``firmware.laptop.DeviceLink``), pyserial at
+is the laptop tool's own client (``firmware.link.client.DeviceLink``), pyserial at
 both ends, ports set to ``--baudrate`` (a pseudo-terminal does not pace the
 bytes, so the setting only says what a real cable would be).  One round is
 ``euchre-referee send``'s exchange: ``replay N``, its ``ok``, the N log lines
@@ -46,8 +46,8 @@ from euchre_core import replay  # noqa: E402
 from euchre_core.log import HEADER  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
-from firmware.laptop import DeviceLink, log_lines  # noqa: E402
-from firmware.serial_service import SerialService  # noqa: E402
+from firmware.link.client import DeviceLink, log_lines  # noqa: E402
+from firmware.link.service import SerialService  # noqa: E402
 from firmware.store import Store  # noqa: E402
 
 

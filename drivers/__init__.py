@@ -15,7 +15,7 @@ from .buttons import (
     EventKind,
     Pin,
 )
-from .display import CONTROLLERS, LumaDevice, PageDiffDisplay, open_oled
+from .display import CONTROLLERS, LumaDevice, PageDiffDisplay, RetryingDisplay, open_oled
 from .errors import DisplayError, DriverConfigError, DriverError, PinError
 from .indicators import Indicators
 
@@ -36,5 +36,6 @@ __all__ = [
     "PageDiffDisplay",
     "Pin",
     "PinError",
+    "RetryingDisplay",
     "open_oled",
 ]

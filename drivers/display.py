@@ -5,20 +5,22 @@ Wiring: display SDA to GPIO2 (header pin 3), SCL to GPIO3 (pin 5), VCC to
 3V3, GND to ground; I2C enabled (``/dev/i2c-1``), address usually 0x3C.
 
 :func:`open_oled` builds the luma device; :class:`PageDiffDisplay` sends it
-only the bytes of a frame that changed and survives the display going away.
+only the bytes of a frame that changed and survives the display going away;
+:class:`RetryingDisplay` opens it late, when it was missing at boot.
 """
 
 from __future__ import annotations
 
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
 from PIL import Image
 
 from .errors import DisplayError, DriverConfigError
 
-__all__ = ["CONTROLLERS", "LumaDevice", "PageDiffDisplay", "open_oled"]
+__all__ = ["CONTROLLERS", "LumaDevice", "PageDiffDisplay", "RetryingDisplay", "open_oled"]
 
 #: Controllers :func:`open_oled` can drive, by luma.oled class name.
 CONTROLLERS: Final = ("sh1106", "ssd1306")
@@ -371,3 +373,60 @@ def _fault_types() -> tuple[type[BaseException], ...]:
     import luma.core.error
 
     return (OSError, luma.core.error.Error)
+
+
+class RetryingDisplay:
+    """A display that is opened on first use and again after it failed to open.
+
+    ``opener`` builds the real display (a :class:`drivers.PageDiffDisplay`)
+    and raises ``OSError`` (:class:`drivers.DisplayError`) when the bus or the
+    display is not there.  While it is missing, :meth:`show` raises
+    ``OSError`` at once and tries the bus again only every ``retry_s``
+    seconds (building a luma device on every frame would leak memory).  Once
+    open, a frame that fails raises from the inner display, which itself
+    re-initialises the controller on the next frame.
+    """
+
+    def __init__(self, opener: Callable[[], Any], *, retry_s: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._opener = opener
+        self.retry_s = retry_s
+        self._clock = clock
+        self._display: Any = None
+        self._next_try = float("-inf")
+        self.open_failures = 0
+        self.last_error: OSError | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._display is not None
+
+    def try_open(self) -> bool:
+        """Open the display now if it is not open; False if it is not there.
+
+        Configuration errors (``ValueError``: a bad controller or address)
+        are raised, not retried.
+        """
+        if self._display is not None:
+            return True
+        now = self._clock()
+        if now < self._next_try:
+            return False
+        try:
+            self._display = self._opener()
+        except OSError as error:
+            self.open_failures += 1
+            self.last_error = error
+            self._next_try = now + self.retry_s
+            return False
+        return True
+
+    def show(self, image: Any) -> int:
+        if not self.try_open():
+            raise OSError(f"display not open: {self.last_error}")
+        sent: int = self._display.show(image)
+        return sent
+
+    def close(self) -> None:
+        if self._display is not None and hasattr(self._display, "close"):
+            self._display.close()

@@ -38,8 +38,6 @@ import serial
 import serial.serialposix
 
 __all__ = [
-    "DEFAULT_BAUDRATE",
-    "DEFAULT_MAX_LINE",
     "Endpoint",
     "LineAssembler",
     "LineProtocol",
@@ -52,9 +50,6 @@ __all__ = [
     "point_link",
 ]
 
-DEFAULT_BAUDRATE: Final = 115200
-DEFAULT_MAX_LINE: Final = 512
-"""Bytes in a line, its end (CR/LF) not counted."""
 READ_POLL_S: Final = 0.2
 """Read timeout: how often the reader looks up from a silent port."""
 WRITE_TIMEOUT_S: Final = 5.0
@@ -90,7 +85,7 @@ class LineAssembler:
     [b'ef']
     """
 
-    def __init__(self, max_line: int = DEFAULT_MAX_LINE) -> None:
+    def __init__(self, max_line: int) -> None:
         if max_line < 1:
             raise ValueError(f"max_line must be at least 1, not {max_line}")
         self.max_line = max_line
@@ -184,7 +179,7 @@ class UrlEndpoint:
     """A port by path or URL (``serial.serial_for_url``), closed and opened again
     after a failure."""
 
-    def __init__(self, url: str, baudrate: int = DEFAULT_BAUDRATE, *,
+    def __init__(self, url: str, baudrate: int, *,
                  timeout: float = READ_POLL_S, write_timeout: float = WRITE_TIMEOUT_S) -> None:
         self.name = url
         self.url = url
@@ -261,7 +256,7 @@ class PtyEndpoint:
     writes back to it.  A peer may close and reopen the slave any number of
     times; the master stays open until :meth:`close`."""
 
-    def __init__(self, baudrate: int = DEFAULT_BAUDRATE, *, timeout: float = READ_POLL_S,
+    def __init__(self, baudrate: int, *, timeout: float = READ_POLL_S,
                  write_timeout: float = WRITE_TIMEOUT_S) -> None:
         master, self.slave_path = _raw_pty()
         self.name = self.slave_path
@@ -318,7 +313,7 @@ class SerialLink:
     """
 
     def __init__(self, endpoint: Endpoint, protocol: LineProtocol, *,
-                 max_line: int = DEFAULT_MAX_LINE, retry_s: float = 0.5,
+                 max_line: int, retry_s: float = 0.5,
                  name: str = "serial-link") -> None:
         self.endpoint = endpoint
         self.protocol = protocol

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -33,8 +34,24 @@ class Players(Event):
 
     names: tuple[tuple[Seat, str], ...]
 
+    @classmethod
+    def from_names(cls, names: Mapping[Seat, str]) -> Players:
+        """All four seats' names, N E S W (``names`` must name every seat)."""
+        return cls(tuple((seat, names[seat]) for seat in SEATS))
+
     def line(self) -> str:
         return "players " + " ".join(f"{seat}={quote(name)}" for seat, name in self.names)
+
+
+MAX_NAME: Final = 40
+"""Characters in a player's name."""
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name (None when it can)."""
+    if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        return f"1 to {MAX_NAME} printable characters"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,8 +363,9 @@ def _parse_players(args: list[str]) -> Players:
         seat = _seat(key)
         if seat in names:
             raise LogSyntaxError(f"players: seat {seat} named twice")
-        if not name.strip() or len(name) > 40 or not name.isprintable():
-            raise LogSyntaxError(f"players: {seat}'s name must be 1 to 40 printable characters")
+        problem = name_problem(name)
+        if problem is not None:
+            raise LogSyntaxError(f"players: {seat}'s name must be {problem}")
         names[seat] = name
     return Players(tuple(names.items()))
 

@@ -12,13 +12,12 @@ import dataclasses
 import queue
 import random
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from drivers import HOLD, ButtonEvent
 from euchre_core import (
     SEATS,
-    Game,
     IllegalEntry,
     LogSyntaxError,
     Phase,
@@ -32,9 +31,11 @@ from euchre_core import (
 from euchre_core.events import Call, Entry, Make, NewGame, Order, Pass, Players, SetRules
 from euchre_core.game import HandResult
 
+from .buttons import help_lines, label
 from .config import Config
 from .flow import Action, FlowState, Step, bid_entry, build_step, direct_action
 from .store import JournalError, Store
+from .summary import describe_result
 from .view import Choice, View
 
 
@@ -44,18 +45,10 @@ class FrameSink(Protocol):
     def show(self, image: Any) -> int: ...
 
 
-@dataclass(frozen=True)
-class Press:
-    """A button event for the main loop (drivers.ButtonEvent has the same shape)."""
-
-    name: str
-    kind: str = "press"
-    time: float = 0.0
-
-
 Renderer = Callable[[View], Any]
 
-_BUTTON_WORDS = {"SPADES": "♠", "HEARTS": "♥", "DIAMONDS": "♦", "CLUBS": "♣"}
+Job = Callable[["Referee"], Any]
+"""Work for the main loop from another thread (the serial link's requests)."""
 
 
 def _default_renderer(view: View) -> Any:
@@ -119,7 +112,7 @@ class Referee:
         ``players`` line the next game will open with."""
         merged = dict(self.config.names)
         merged.update(names)
-        line = players_line(merged)
+        line = Players.from_names(merged).line()
         self.store.set_setting("players", line)
         self.config = dataclasses.replace(self.config, names=merged)
         return line
@@ -148,7 +141,7 @@ class Referee:
 
     def _setup_lines(self) -> list[str]:
         names = self.config.names
-        lines = [players_line(names)]
+        lines = [Players.from_names(names).line()]
         if self.config.rules.to_tokens():
             lines.insert(0, SetRules(self.config.rules).line())
         return lines
@@ -192,14 +185,14 @@ class Referee:
     def step(self) -> Step:
         return build_step(self.game, self.state)
 
-    def handle(self, event: Any) -> None:
-        """One input event from the queue."""
-        if isinstance(event, Press) or hasattr(event, "name") and hasattr(event, "kind"):
-            if event.kind == "hold":
-                self._say(f"{event.name} is held down: is the button stuck?", error=True)
+    def handle(self, event: ButtonEvent | Job) -> None:
+        """One item from the main loop's queue: a button event, or a job."""
+        if isinstance(event, ButtonEvent):
+            if event.kind == HOLD:
+                self._say(f"{label(event.name)} is held down: is the button stuck?", error=True)
             else:
                 self.press(event.name)
-        elif callable(event):
+        else:
             event(self)
 
     def press(self, button: str) -> None:
@@ -235,7 +228,7 @@ class Referee:
         elif self.game.phase is Phase.GAME_OVER:
             self._say(self.game.game_over_text() + ": start a new game or undo", error=True)
         elif button not in ("PREV", "NEXT") or not step.options:
-            self._say(f"{_BUTTON_WORDS.get(button, button)}: not used here ({step.hint})",
+            self._say(f"{label(button)}: not used here ({step.hint})",
                       error=True)
 
     def _cursor(self, step: Step, button: str) -> Action | None:
@@ -295,6 +288,18 @@ class Referee:
             self.state.alone = not self.state.alone
         self.state.suit, self.state.cursor = value, 0
         self._save_flow()
+
+    def load_game(self, entries: Sequence[str]) -> int:
+        """Store a checked log's entries as a new game and make it the current
+        one, exactly as it would be resumed after a reboot; returns its id."""
+        game_id = self.store.new_game(list(entries))
+        self._resume()  # the newest stored game
+        if self.game_id != game_id:  # pragma: no cover - the journal refused it
+            raise JournalError(f"game {game_id} was stored but did not load")
+        self.result = None
+        self._say(f"Game {game_id} loaded", error=False)
+        self._notify(f"# game {game_id} loaded over the serial link: it is the current game")
+        return game_id
 
     def enter(self, entry: Entry) -> str | None:
         """Check, journal (durably), then apply one entry.  Returns the reason
@@ -476,37 +481,3 @@ class Referee:
             self.refresh()
             if on_loop is not None:
                 on_loop()
-
-
-def describe_result(game: Game, result: HandResult) -> tuple[str, ...]:
-    """Two or three short lines saying how a hand ended."""
-    if result.how == "thrown in":
-        return ("All passed:", "thrown in", f"{game.name(result.dealer.left)} deals")
-    points = f"{result.team} +{result.points}"
-    if result.how == "renege" and result.reneger is not None:
-        return (f"{game.name(result.reneger)} reneged", points)
-    assert result.maker is not None
-    maker = game.name(result.maker)
-    tricks = result.maker_tricks
-    if result.how == "euchred":
-        return (f"{maker} euchred", f"({tricks} tricks)", points)
-    if result.how == "march":
-        return (f"{maker} marched" + (" alone" if result.alone else ""), points)
-    return (f"{maker} made it", f"({tricks} tricks)", points)
-
-
-def players_line(names: Mapping[Seat, str]) -> str:
-    """The ``players`` line naming all four seats, N E S W."""
-    return Players(tuple((seat, names[seat]) for seat in SEATS)).line()
-
-
-def help_lines(layout: str) -> tuple[str, ...]:
-    if layout == "cursor":
-        return ("PREV/NEXT: move", "OK: choose", "UNDO: back one step", "hold a key: reported")
-    return (
-        "N E S W: seats",
-        "♠♥♦♣: trump, upcard",
-        "ALONE: alone, renege",
-        "OK: confirm, claim",
-        "UNDO: back one step",
-    )

@@ -1,22 +1,26 @@
-"""``euchre-referee``: the command line of the referee and its laptop tools."""
+"""``euchre-referee``: the command line of the referee and its laptop tools.
+
+``replay`` and ``games`` are here; each wing adds its own commands through
+its ``register(commands)``: :mod:`firmware.pi` (``run``),
+:mod:`firmware.emulator` (``emulate``), :mod:`firmware.link` (``send``,
+``status``, ``export``, ``enter``, ``watch``).  Exit codes: :mod:`firmware.exits`.
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from euchre_core import replay
 
-from .summary import summary_json, summary_text
-
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+from . import emulator, link, pi
+from .config import DEFAULT_STATE_DIR
+from .exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from .summary import summary_json, summary_line, summary_text
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -58,21 +62,6 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return status
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    """The referee on a Raspberry Pi, from its config file."""
-    from .config import ConfigError, load_config
-    from .device import run
-
-    try:
-        config = load_config(Path(args.config))
-    except ConfigError as error:
-        print(f"euchre-referee: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.state_dir:
-        config = replace(config, state_dir=Path(args.state_dir))
-    return run(config)
-
-
 def _cmd_games(args: argparse.Namespace) -> int:
     """List the games kept in a state directory, or export one as a log."""
     from .store import JournalError, Store
@@ -110,22 +99,6 @@ def _cmd_games(args: argparse.Namespace) -> int:
         store.close()
 
 
-def summary_line(game: Any) -> str:
-    """``NS 7 EW 5, 9 hands, NS won`` for listings."""
-    from euchre_core import Team
-
-    text = f"NS {game.score[Team.NS]} EW {game.score[Team.EW]}, {game.hands_played} hands"
-    if game.winner is not None:
-        text += f", {game.winner} won"
-    elif game.dealer is None:
-        text += ", not started"
-    return text
-
-
-COMMAND_MODULES: tuple[str, ...] = ("firmware.emulator", "firmware.laptop")
-"""Modules that add subcommands: each has ``register(commands)``."""
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="euchre-referee",
@@ -141,28 +114,20 @@ def build_parser() -> argparse.ArgumentParser:
                                help="one JSON object per file per line")
     replay_parser.add_argument("files", nargs="+", metavar="FILE")
     replay_parser.set_defaults(run=_cmd_replay)
-    run_parser = commands.add_parser(
-        "run", help="run the referee on a Raspberry Pi",
-        description="Run the referee with real buttons and OLED, as configured.",
-    )
-    run_parser.add_argument("--config", required=True, metavar="FILE",
-                            help="TOML config (see hw/referee.toml)")
-    run_parser.add_argument("--state-dir", metavar="DIR", help="where games are kept")
-    run_parser.set_defaults(run=_cmd_run)
     games_parser = commands.add_parser(
         "games", help="list the games kept in a state directory, or export one",
         description="List the games the referee keeps (the journal in the state directory), "
         "or export one as a clean log (undos applied, score lines after each hand).",
     )
-    games_parser.add_argument("--state-dir", default="state", metavar="DIR",
-                              help="where games are kept (default: ./state)")
+    games_parser.add_argument("--state-dir", default=str(DEFAULT_STATE_DIR), metavar="DIR",
+                              help=f"where games are kept (default: ./{DEFAULT_STATE_DIR})")
     games_parser.add_argument("--export", type=int, nargs="?", const=0, metavar="ID",
                               help="print game ID as a log (no ID: the newest)")
     games_parser.add_argument("--raw", action="store_true",
                               help="with --export: the lines as entered, undos included")
     games_parser.set_defaults(run=_cmd_games)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(commands)
+    for wing in (pi, emulator, link):
+        wing.register(commands)
     return parser
 
 

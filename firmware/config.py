@@ -9,16 +9,15 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
+from euchre_core.events import name_problem
+
+from .buttons import BUTTONS, SEAT_BUTTONS
+from .link.protocol import DEFAULT_BAUDRATE
 
 Layout = Literal["seats", "cursor"]
-
-SEAT_BUTTONS = ("N", "E", "S", "W")
-SUIT_BUTTONS = ("SPADES", "HEARTS", "DIAMONDS", "CLUBS")
-BUTTONS = (*SEAT_BUTTONS, *SUIT_BUTTONS, "ALONE", "UNDO", "OK", "PREV", "NEXT")
-"""Every button meaning the app knows (``PREV``/``NEXT`` move the cursor)."""
 
 DEFAULT_PINS: dict[str, int] = {
     "N": 5, "E": 6, "S": 13, "W": 19,
@@ -26,6 +25,10 @@ DEFAULT_PINS: dict[str, int] = {
     "ALONE": 24, "UNDO": 25, "OK": 26,
 }
 """BCM GPIO numbers of the default layout (each button between the pin and GND)."""
+
+DEFAULT_STATE_DIR: Final = Path("state")
+"""Where games are kept unless --state-dir or the config file says otherwise
+(relative to where the referee is started)."""
 
 CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 25}
 """The minimal layout: four buttons (or ``encoder`` pins instead of PREV/NEXT)."""
@@ -58,9 +61,9 @@ class Config:
     buzzer_pin: int | None = None
     status_led_pin: int | None = None
     seat_led_pins: dict[str, int] = field(default_factory=dict)
-    state_dir: Path = Path("state")
+    state_dir: Path = DEFAULT_STATE_DIR
     serial_port: str | None = None
-    baudrate: int = 115200
+    baudrate: int = DEFAULT_BAUDRATE
     message_s: float = 2.5
     """How long a rejection or notice stays on the screen (seconds)."""
     result_s: float = 3.0
@@ -95,8 +98,9 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
             except ValueError as error:
                 raise ConfigError(f"table.players.{seat_text}: {error}") from None
             name = _expect(name, str, f"table.players.{seat_text}").strip()
-            if not 1 <= len(name) <= 40 or not name.isprintable():
-                raise ConfigError(f"table.players.{seat_text}: 1 to 40 printable characters")
+            problem = name_problem(name)
+            if problem is not None:
+                raise ConfigError(f"table.players.{seat_text}: {problem}")
             names[seat] = name
         values["names"] = names
     if "rules" in table:

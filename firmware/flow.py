@@ -36,12 +36,7 @@ from euchre_core.events import (
     Upcard,
 )
 
-SUIT_BY_BUTTON = {
-    "SPADES": Suit.SPADES, "HEARTS": Suit.HEARTS, "DIAMONDS": Suit.DIAMONDS, "CLUBS": Suit.CLUBS,
-}
-BUTTON_BY_SUIT = {suit: button for button, suit in SUIT_BY_BUTTON.items()}
-MENU_KEYS = ("N", "E", "S", "W", "SPADES", "HEARTS", "DIAMONDS", "CLUBS")
-"""Buttons that pick a menu's items, in order, in the seats layout."""
+from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, seat_of
 
 ActionKind = Literal["entry", "seat", "suit", "alone", "mode", "random", "confirm", "none"]
 
@@ -291,7 +286,7 @@ def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Acti
             if option.key == button:
                 return option.action
         return None
-    seat = Seat.from_str(button) if button in ("N", "E", "S", "W") else None
+    seat = seat_of(button)
     suit = SUIT_BY_BUTTON.get(button)
     name = step.name
     if seat is not None:

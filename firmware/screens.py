@@ -20,8 +20,9 @@ from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
+from .buttons import SHORT_LABELS
 from .fonts import Fonts, load_fonts
-from .view import Choice, View
+from .view import Choice, View, suit_symbol, suit_word
 
 __all__ = [
     "HEIGHT", "SAMPLE_VIEWS", "WIDTH", "fit", "key_label", "menu_window", "render", "wrap",
@@ -34,12 +35,6 @@ ON: Final = 255  # a lit pixel; stored as bit 1 (Pillow keeps mode "1" pixels as
 OFF: Final = 0
 ELLIPSIS: Final = "…"
 
-SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-_SUIT_NAMES: Final = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
-_KEY_LABELS: Final = {
-    "SPADES": "♠", "HEARTS": "♥", "DIAMONDS": "♦", "CLUBS": "♣",
-    "ALONE": "A", "UNDO": "U", "OK": "OK", "PREV": "<", "NEXT": ">",
-}  # fmt: skip
 
 # Terminus 12 px: capitals occupy rows 2..9 of the 12-row cell, descenders
 # rows 10..11, accents on capitals rows 0..1.  Text is placed by its cap top.
@@ -140,15 +135,9 @@ def key_label(key: str) -> str:
     if not key:
         return ""
     upper = key.upper()
-    if upper in _KEY_LABELS:
-        return _KEY_LABELS[upper]
+    if upper in SHORT_LABELS:
+        return SHORT_LABELS[upper]
     return key if len(key) <= 2 else key[:1].upper()
-
-
-def _suit(letter: str | None) -> str:
-    if not letter:
-        return ""
-    return SUIT_SYMBOLS.get(letter.upper(), letter)
 
 
 # --------------------------------------------------------------------------- drawing helpers
@@ -311,18 +300,18 @@ def _table(canvas: _Canvas, view: View) -> None:
     if made or view.maker:
         if made:  # the trump suit, black in a lit chip
             canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), fill=ON)
-            canvas.text(2, cap_top, _suit(view.trump), fill=OFF)
+            canvas.text(2, cap_top, suit_symbol(view.trump), fill=OFF)
         else:  # a maker picked, the suit still to come
             canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), outline=ON)
             canvas.text(2, cap_top, "?")
         alone = " alone" if view.alone else ""
-        up = f"Up {_suit(view.upcard)}" if view.upcard and not made else ""
+        up = f"Up {suit_symbol(view.upcard)}" if view.upcard and not made else ""
         room = WIDTH - 12 - _width(small, alone) - (_width(small, up) + _CHAR_W if up else 0)
         canvas.text(12, cap_top, fit(view.maker or "", small, room) + alone)
         if up:
             canvas.text_right(WIDTH - 1, cap_top, up)
     elif view.upcard:
-        canvas.text(0, cap_top, f"Up {_suit(view.upcard)} {_SUIT_NAMES.get(view.upcard, '')}")
+        canvas.text(0, cap_top, f"Up {suit_symbol(view.upcard)} {suit_word(view.upcard)}")
     else:
         canvas.text(0, cap_top, "Bidding")
     canvas.hline(42, dotted=True)

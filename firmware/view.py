@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from euchre_core import Suit
+
 ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice"]
 
 
@@ -33,7 +35,7 @@ class View:
       first game, the prompt alone;
     - ``menu``: ``title`` and ``choices`` with the ``cursor`` on one of them;
     - ``result``: a hand just ended: ``title`` (e.g. "Hand 4") and ``lines``
-      (e.g. "Sigríður euchred", "North-South +2"), over the score bar;
+      (e.g. "Sigríður euchred", "EW +2"), over the score bar;
     - ``winner``: the game is won: ``title`` (e.g. "NS win 10-7") and ``lines``;
     - ``help``: ``title`` and ``lines``: the keys;
     - ``notice``: ``title`` and ``lines``: something the table must know (the
@@ -68,3 +70,22 @@ class View:
     message_is_error: bool = True
     flags: tuple[str, ...] = field(default=())
     """Small status marks for the corner, e.g. ``("serial",)``."""
+
+
+def suit_symbol(letter: str | None) -> str:
+    """``"♥"`` for a view's suit letter ``"H"`` ("" for None, the text itself if
+    it is no suit)."""
+    if not letter:
+        return ""
+    try:
+        return Suit.from_str(letter.upper()).symbol
+    except ValueError:
+        return letter
+
+
+def suit_word(letter: str | None) -> str:
+    """``"hearts"`` for a view's suit letter ``"H"`` ("" if it is no suit)."""
+    try:
+        return Suit.from_str((letter or "").upper()).word
+    except ValueError:
+        return ""

@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from firmware.buttons import LABELS  # noqa: E402
 from firmware.config import DEFAULT_PINS  # noqa: E402
 from firmware.fonts import DEJAVU_DIR, FontsMissing  # noqa: E402
 
@@ -52,13 +53,6 @@ HEADER: dict[int, str] = {
 """The 40-pin header (the same on every Pi from the Zero 2 W to the Pi 5): header
 pin number -> name.  Odd pins are the column on the SD-card side's left."""
 
-BUTTON_LABELS: dict[str, str] = {
-    "N": "N", "E": "E", "S": "S", "W": "W",
-    "SPADES": "♠", "HEARTS": "♥", "DIAMONDS": "♦", "CLUBS": "♣",
-    "ALONE": "ALONE", "UNDO": "UNDO", "OK": "OK",
-}
-"""What is written on each button of the default layout (config name -> label)."""
-
 DISPLAY_PINS: tuple[tuple[str, int], ...] = (("GND", 6), ("VCC", 1), ("SCL", 5), ("SDA", 3))
 """The OLED module's four pins in their order on the module -> header pin."""
 
@@ -88,7 +82,7 @@ def header_pin(gpio: int) -> int:
 
 def button_rows() -> list[tuple[str, str, int, int]]:
     """(config name, label, GPIO, header pin) of each button of DEFAULT_PINS."""
-    return [(name, BUTTON_LABELS[name], gpio, header_pin(gpio))
+    return [(name, LABELS[name], gpio, header_pin(gpio))
             for name, gpio in DEFAULT_PINS.items()]
 
 

@@ -5,9 +5,10 @@ import threading
 import time
 
 import pytest
-from driver_fakes import BouncyPin
 from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
+from support.clock import FakeClock
+from support.driver_fakes import BouncyPin
 
 from drivers import (
     ButtonBank,
@@ -18,13 +19,6 @@ from drivers import (
 
 PINS = {"OK": 17, "UNDO": 27}
 
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def drain(events: queue.Queue, wait: float = 0.0) -> list[ButtonEvent]:
@@ -113,7 +107,7 @@ def test_bouncy_contact_without_lockout_double_counts(bouncy, events):
 
 
 def test_tap_shorter_than_bounce_time_then_next_tap_counts(factory, events):
-    clock = FakeClock()
+    clock = FakeClock(100.0)
     with ButtonBank(PINS, events, bounce_time=0.02, pin_factory=factory, clock=clock):
         pin = factory.pin(17)
         pin.drive_low()
@@ -125,7 +119,7 @@ def test_tap_shorter_than_bounce_time_then_next_tap_counts(factory, events):
 
 
 def test_release_bounce_after_missed_release_is_ignored(factory, events):
-    clock = FakeClock()
+    clock = FakeClock(100.0)
     with ButtonBank(PINS, events, bounce_time=0.02, pin_factory=factory, clock=clock):
         pin = factory.pin(17)
         pin.drive_low()

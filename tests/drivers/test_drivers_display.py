@@ -5,13 +5,13 @@ import subprocess
 import sys
 
 import pytest
-from driver_fakes import COMMAND, DATA, FakeBus, Sh1106Ram, Ssd1306Ram
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from luma.core.device import dummy
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306
 from PIL import Image
+from support.driver_fakes import COMMAND, DATA, FakeBus, Sh1106Ram, Ssd1306Ram
 
 from drivers import DisplayError, DriverConfigError, PageDiffDisplay, open_oled
 

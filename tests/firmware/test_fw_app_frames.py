@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import luma.core.device
-from test_fw_app_kit import FakeBus, FakeClock, Ssd1306Ram, assert_replays, journal_lines
+from support.app_kit import FakeBus, FakeClock, Ssd1306Ram, assert_replays, journal_lines
 
 from drivers import PageDiffDisplay, open_oled
 from euchre_core import Team

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory
-from test_fw_app_kit import (
+from support.app_kit import (
     CURSOR_GAME,
     CURSOR_JOURNAL,
     SEATS_GAME,
@@ -32,7 +32,7 @@ import drivers
 from euchre_core import SEATS, Team
 from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
-from firmware.device import build_hardware
+from firmware.pi.run import build_hardware
 from firmware.screens import render
 from firmware.store import Store
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_fw_app_kit import FakeClock
+from support.app_kit import FakeClock, press
 
 from euchre_core import Rules, replay, write_log
-from firmware.app import Press, Referee
+from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
 from firmware.store import Store
 
@@ -40,7 +40,7 @@ def play(layout: str, rules: Rules, buttons: list[str], weights_seed: int) -> No
         referee.refresh()
         for name in buttons:
             clock.advance(0.7)  # messages (2.5 s) and results (3 s) come and go
-            referee.handle(Press(name))
+            referee.handle(press(name))
             referee.refresh()  # the real renderer (firmware.screens.render): every view draws
             result = replay(referee.store.journal_text(referee.game_id))
             assert result.error is None, f"after {name}: {result.error}"

@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from test_fw_app_kit import FakeClock, assert_replays, journal_lines
+from support.app_kit import FakeClock, assert_replays, journal_lines
 
 from euchre_core import Rules, Seat, write_log
 from euchre_core.events import Defend, NewGame, Trick, Tricks

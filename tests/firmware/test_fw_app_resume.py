@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_fw_app_kit import SEATS_GAME, SEATS_JOURNAL, FakeClock, assert_replays, journal_lines
+from support.app_kit import SEATS_GAME, SEATS_JOURNAL, FakeClock, assert_replays, journal_lines
 
 from euchre_core import Team, write_log
 from firmware.app import Referee

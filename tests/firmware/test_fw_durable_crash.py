@@ -32,12 +32,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
-from crash_child import Model, make_config, setup_lines, stored_games, table_lines
+from support.crash_child import Model, make_config, setup_lines, stored_games, table_lines
 
 from euchre_core import replay
 from euchre_core.log import HEADER
 
-CHILD = Path(__file__).with_name("crash_child.py")
+CHILD = Path(__file__).resolve().parents[1] / "support" / "crash_child.py"
 KILLS = int(os.environ.get("CRASH_KILLS", "200"))
 SEED = int(os.environ.get("CRASH_SEED", str(random.SystemRandom().randrange(1 << 30))))
 

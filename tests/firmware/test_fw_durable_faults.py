@@ -5,7 +5,7 @@ or a button fails", §7).
   taking entries, retries the display, and shows the state when it is back
   (drivers.PageDiffDisplay on a luma ssd1306 over the driver tests' FakeBus,
   which raises OSError(EREMOTEIO) as smbus2 does while "unplugged").
-- A display missing at boot is opened later (firmware.device.RetryingDisplay).
+- A display missing at boot is opened later (drivers.RetryingDisplay).
 - A button held down for seconds is reported once, not repeated, and the
   game does not change because of it.
 """
@@ -13,25 +13,24 @@ or a button fails", §7).
 from __future__ import annotations
 
 import queue
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from crash_child import open_referee
 from gpiozero.pins.mock import MockFactory
+from support.app_kit import press
+from support.crash_child import open_referee
+from support.driver_fakes import FakeBus, Ssd1306Ram
 
 import drivers
+from drivers import RetryingDisplay
 from euchre_core import Phase, Team
-from firmware.app import Press, Referee
+from firmware.app import Referee
 from firmware.config import DEFAULT_PINS, Config, DisplayConfig
-from firmware.device import RetryingDisplay, build_hardware
+from firmware.pi.run import build_hardware
 from firmware.screens import render
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "drivers"))
-from driver_fakes import FakeBus, Ssd1306Ram  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Image.Image.getdata is deprecated:DeprecationWarning")  # inside luma.oled
@@ -123,7 +122,7 @@ def test_the_main_loop_keeps_scoring_through_display_errors(tmp_path: Path) -> N
         assert loop.wait(lambda: shows(bus, ram, referee))
         bus.fail_in = 5  # a few bus writes from now it stops answering (mid-frame)
         for button in ["W", *HAND, *HAND]:
-            events.put(Press(button))
+            events.put(press(button))
         assert loop.wait(lambda: len(referee.game.results) == 2)
         assert bus.unplugged and referee.display_errors > 0
         errors = referee.display_errors
@@ -199,7 +198,7 @@ def test_a_hold_event_is_reported_and_changes_nothing(tmp_path: Path) -> None:
     for button in "W E HEARTS".split():
         referee.press(button)
     state, lines = referee.state.dumps(), referee.store.lines(referee.game_id)
-    referee.handle(Press("OK", kind="hold"))
+    referee.handle(press("OK", "hold"))
     view = referee.view()
     assert view.message == "OK is held down: is the button stuck?" and view.message_is_error
     assert referee.state.dumps() == state and referee.store.lines(referee.game_id) == lines

@@ -13,20 +13,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
-from crash_child import make_config, open_referee
+from support.clock import FakeClock
+from support.crash_child import make_config, open_referee
 
 from euchre_core import Phase
 from firmware.app import Referee
 from firmware.store import JOURNAL_NAME
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
-
 
 # Seats layout, dealer W: every kind of half-made selection appears in it.
 PRESSES = """

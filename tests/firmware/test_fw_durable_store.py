@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from crash_child import Model, make_config, open_referee, setup_lines, stored_games
+from support.crash_child import Model, make_config, open_referee, setup_lines, stored_games
 
 from euchre_core import SEATS, Phase, Seat, replay
 from euchre_core.events import NewGame

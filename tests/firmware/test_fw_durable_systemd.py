@@ -1,6 +1,6 @@
 """Running under systemd (issue item 4; SPEC §5).
 
-- ``firmware.systemd.Notifier`` speaks sd_notify: an AF_UNIX datagram socket
+- ``firmware.pi.systemd.Notifier`` speaks sd_notify: an AF_UNIX datagram socket
   stands in for systemd's ``$NOTIFY_SOCKET``; ``Referee.run`` with
   ``on_loop=notifier.watchdog`` sends WATCHDOG=1 from its loop, and a hung
   loop stops the pings (so systemd's WatchdogSec= restarts the referee).
@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from crash_child import open_referee
+from support.app_kit import press
+from support.crash_child import open_referee
 
-from firmware.app import Press
-from firmware.systemd import Notifier
+from firmware.pi.systemd import Notifier
 
 REPO = Path(__file__).resolve().parents[2]
 UNIT = REPO / "systemd" / "euchre-referee.service"
@@ -99,7 +99,7 @@ def test_ready_and_watchdog_from_the_main_loop(tmp_path: Path, systemd_socket: A
         messages = systemd_socket.receive(lambda m: count(m, "WATCHDOG=1") >= 5)
         assert messages[0].split("\n")[0] == "READY=1"
         assert count(messages, "WATCHDOG=1") >= 5
-        events.put(Press("W"))  # and it goes on working while it pings
+        events.put(press("W"))  # and it goes on working while it pings
         systemd_socket.receive(lambda m: count(m, "WATCHDOG=1") >= 8)
     finally:
         stopping.set()

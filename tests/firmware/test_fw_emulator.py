@@ -18,15 +18,14 @@ from pathlib import Path
 import pexpect
 import pytest
 from PIL import Image
+from support.app_kit import press
 
 from euchre_core import Seat, Suit, Team
 from euchre_core.events import NewGame, Order, Players, Trick, Upcard
-from firmware.app import Press
 from firmware.cli import build_parser
 from firmware.config import ConfigError
-from firmware.emulator import build_emulator, emulator_config
-from firmware.store import Store
-from firmware.terminal import (
+from firmware.emulator.run import build_emulator, emulator_config
+from firmware.emulator.terminal import (
     KEY_HELP,
     Key,
     KeyDecoder,
@@ -39,6 +38,7 @@ from firmware.terminal import (
     raw_terminal,
     status_lines,
 )
+from firmware.store import Store
 from firmware.view import View
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -284,7 +284,7 @@ def test_fw_build_emulator_plays_a_hand_in_process(tmp_path: Path) -> None:
         assert referee.refresh() and display.frames == 1
         for key in HAND_KEYS:
             for name in names(KeyDecoder().feed(key.encode())):
-                referee.handle(Press(name))
+                referee.handle(press(name))
                 referee.refresh()
         assert referee.game.score == {Team.NS: 1, Team.EW: 0}
         assert "NS 1  EW 0  (game to 10)" in out.getvalue().decode()

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_fw_serial_kit import FULL_GAME, Device, Host, answer_bytes
+from support.app_kit import press
+from support.serial_kit import FULL_GAME, Device, Host, answer_bytes
 
 from euchre_core import checksum, replay, write_log
 from euchre_core.events import parse_event
 from euchre_core.log import with_checksum
-from firmware.app import Press
-from firmware.serial_service import HELP, MAX_LINE
+from firmware.link.protocol import MAX_LINE
+from firmware.link.service import HELP
 from firmware.store import Store
 from firmware.summary import summary_json, summary_text
 
@@ -302,7 +303,7 @@ def test_link_and_buttons_interleaved(device: Device, host: Host) -> None:
     ]
     for kind, what in steps:
         if kind == "button":
-            device.events.put(Press(what))
+            device.events.put(press(what))
         else:
             answer = host.ask(f"enter {what}")
             assert answer[0].startswith("ok "), (what, answer)
@@ -321,11 +322,11 @@ def test_link_and_buttons_interleaved(device: Device, host: Host) -> None:
 def test_watch_feed_from_buttons_and_off(device: Device, host: Host) -> None:
     assert host.ask("watch") == ["ok not watching"]
     host.ask("watch on")
-    device.events.put(Press("W"))
+    device.events.put(press("W"))
     assert host.line() == "event game dealer=W"
     host.ask("enter make N S")
     assert host.ask("watch off") == ["ok not watching"]
-    device.events.put(Press("N"))
+    device.events.put(press("N"))
     device.on_main(lambda referee: None)
     assert host.quiet(0.1) == b""
     assert host.ask("watch sideways") == ["error watch: expected 'watch on' or 'watch off'"]

@@ -18,14 +18,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_fw_serial_kit import Device, Host, wait_for
+from support.serial_kit import Device, Host, wait_for
 
 from drivers.serialport import LineAssembler, TooLong
 from euchre_core import LogSyntaxError, checksum, write_log
 from euchre_core.log import strip_line, with_checksum
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.serial_service import MAX_LINE, RefereeProtocol, _edited
+from firmware.link.protocol import MAX_LINE
+from firmware.link.service import RefereeProtocol, _edited
 from firmware.store import Store
 
 # The live game in every test: North deals, East goes alone in hearts, one trick in.

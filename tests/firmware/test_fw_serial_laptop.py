@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from test_fw_serial_kit import FULL_GAME, ROOT, Device, Host, wait_for
+from support.app_kit import press
+from support.serial_kit import FULL_GAME, ROOT, Device, Host, wait_for
 
 from euchre_core import replay, write_log
-from firmware.app import Press
 from firmware.cli import main
 from firmware.summary import summary_json, summary_text
 
@@ -108,7 +108,7 @@ def test_send_a_file_that_is_not_utf8(device: Device, tmp_path: Path,
 
 
 def test_status_json_and_text(device: Device, capsys: pytest.CaptureFixture[str]) -> None:
-    device.events.put(Press("W"))
+    device.events.put(press("W"))
     code, out, _ = cli(capsys, "status", "--port", device.path, "--json")
     status = json.loads(out)
     assert code == 0
@@ -159,7 +159,7 @@ def test_watch_follows_the_feed_until_ctrl_c(device: Device) -> None:
     child = spawn("-m", "firmware", "watch", "--port", device.path)
     try:
         wait_for(lambda: device.service.protocol.watching, timeout=10)
-        device.events.put(Press("N"))
+        device.events.put(press("N"))
         child.expect_exact("game dealer=N\r\n")
         device.on_main(lambda referee: referee.enter(
             __import__("euchre_core").parse_event("make E C")))

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_fw_serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
+from support.app_kit import press
+from support.serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
 
 from drivers.serialport import LineAssembler, NullModem, TooLong, point_link
-from firmware.app import Press
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_disconnect_turns_the_feed_off(device: Device) -> None:
     host.ask("watch on")
     host = reconnect(device, host)
     try:
-        device.events.put(Press("N"))
+        device.events.put(press("N"))
         device.on_main(lambda referee: None)
         assert host.quiet(0.1) == b""
         assert host.ask("watch") == ["ok not watching"]
@@ -121,7 +121,7 @@ def test_device_on_a_path_survives_the_cable_pulled(tmp_path: Path) -> None:
         host.close()
         cable.close()
         wait_for(lambda: not device.service.link.connected)
-        device.events.put(Press("N"))  # the buttons still work
+        device.events.put(press("N"))  # the buttons still work
         device.on_main(lambda referee: None)
         assert device.journal()[1:] == ["game dealer=N"]
     finally:
@@ -137,7 +137,7 @@ def test_a_peer_that_stops_reading_never_holds_up_the_buttons(device: Device) ->
         host.write(b"help\r\n" * 400)  # ~600 kB of answers nobody reads
         time.sleep(0.2)
         started = time.monotonic()
-        device.events.put(Press("E"))
+        device.events.put(press("E"))
         device.on_main(lambda referee: None)
         assert time.monotonic() - started < 0.5
         assert device.journal()[1:] == ["game dealer=E"]

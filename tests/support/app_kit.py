@@ -1,23 +1,20 @@
-"""Shared helpers for the test_fw_app* tests (this module holds no tests).
+"""Helpers for driving the referee app as the table would (no tests here).
 
 The doubles are the libraries' own (gpiozero's MockFactory, luma's devices) and
-the driver tests' fakes (``tests/drivers/driver_fakes.py``: a recording I2C bus,
-an SSD1306 RAM model, a bouncing MockPin), imported, not copied.
+the driver tests' fakes (:mod:`support.driver_fakes`: a recording I2C bus, an
+SSD1306 RAM model, a bouncing MockPin), imported, not copied.
 """
 
 from __future__ import annotations
 
 import queue
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "drivers"))
-
-from driver_fakes import BouncyPin, FakeBus, Ssd1306Ram  # noqa: E402
-
-from euchre_core import replay, write_log  # noqa: E402
-from firmware.app import Referee  # noqa: E402
+from drivers import PRESS, ButtonEvent, EventKind
+from euchre_core import replay, write_log
+from firmware.app import Referee
+from support.clock import FakeClock
+from support.driver_fakes import BouncyPin, FakeBus, Ssd1306Ram
 
 __all__ = [
     "CURSOR_GAME",
@@ -32,20 +29,13 @@ __all__ = [
     "assert_replays",
     "choose",
     "journal_lines",
+    "press",
 ]
 
 
-class FakeClock:
-    """A monotonic clock the test moves by hand (seconds)."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.t = start
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
+def press(name: str, kind: EventKind = PRESS) -> ButtonEvent:
+    """A button event as the ButtonBank queues it (at time 0)."""
+    return ButtonEvent(name, kind, 0.0)
 
 
 class PinTapper:

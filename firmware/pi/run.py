@@ -6,7 +6,7 @@ the state directory, and runs the main loop (pinging the systemd watchdog
 from it when started by systemd).
 
 Faults at the table keep the referee scoring: a display that is missing at
-boot or stops answering is retried (:class:`RetryingDisplay`, and
+boot or stops answering is retried (:class:`drivers.RetryingDisplay`, and
 ``Referee.refresh`` retries a failed frame on the next pass) and shows the
 state when it is back; a serial port that cannot be opened is reported in the
 log and the buttons go on working.  Only a journal that cannot be opened at
@@ -17,88 +17,29 @@ systemd starts it again.
 
 from __future__ import annotations
 
+import argparse
 import queue
 import signal
 import sys
-import time
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .app import Referee
-from .config import Config
-from .store import JournalError, Store
+from ..app import Referee
+from ..config import Config
+from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from ..store import JournalError, Store
 from .systemd import Notifier
-
-EXIT_JOURNAL = 1
-"""Exit status when the journal cannot be opened (systemd restarts the unit)."""
-
-
-class RetryingDisplay:
-    """A display that is opened on first use and again after it failed to open.
-
-    ``opener`` builds the real display (a :class:`drivers.PageDiffDisplay`)
-    and raises ``OSError`` (:class:`drivers.DisplayError`) when the bus or the
-    display is not there.  While it is missing, :meth:`show` raises
-    ``OSError`` at once and tries the bus again only every ``retry_s``
-    seconds (building a luma device on every frame would leak memory).  Once
-    open, a frame that fails raises from the inner display, which itself
-    re-initialises the controller on the next frame.
-    """
-
-    def __init__(self, opener: Callable[[], Any], *, retry_s: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._opener = opener
-        self.retry_s = retry_s
-        self._clock = clock
-        self._display: Any = None
-        self._next_try = float("-inf")
-        self.open_failures = 0
-        self.last_error: OSError | None = None
-
-    @property
-    def is_open(self) -> bool:
-        return self._display is not None
-
-    def try_open(self) -> bool:
-        """Open the display now if it is not open; False if it is not there.
-
-        Configuration errors (``ValueError``: a bad controller or address)
-        are raised, not retried.
-        """
-        if self._display is not None:
-            return True
-        now = self._clock()
-        if now < self._next_try:
-            return False
-        try:
-            self._display = self._opener()
-        except OSError as error:
-            self.open_failures += 1
-            self.last_error = error
-            self._next_try = now + self.retry_s
-            return False
-        return True
-
-    def show(self, image: Any) -> int:
-        if not self.try_open():
-            raise OSError(f"display not open: {self.last_error}")
-        sent: int = self._display.show(image)
-        return sent
-
-    def close(self) -> None:
-        if self._display is not None and hasattr(self._display, "close"):
-            self._display.close()
 
 
 def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any = None
                    ) -> tuple[Any, Any, Any]:
     """Buttons, display and indicators from the config (imports gpiozero/luma).
 
-    The display is a :class:`RetryingDisplay`: a missing or silent OLED does
+    The display is a :class:`drivers.RetryingDisplay`: a missing or silent OLED does
     not stop the start.
     """
-    from drivers import ButtonBank, Indicators, PageDiffDisplay, open_oled
+    from drivers import ButtonBank, Indicators, PageDiffDisplay, RetryingDisplay, open_oled
 
     buttons = ButtonBank(
         config.pins, events, bounce_time=config.bounce_s, hold_time=config.hold_s,
@@ -135,14 +76,28 @@ def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any
 
 def show_notice(display: Any, title: str, lines: tuple[str, ...]) -> bool:
     """Draw a notice straight on the display (before a Referee exists)."""
-    from .screens import render
-    from .view import View
+    from ..screens import render
+    from ..view import View
 
     try:
         display.show(render(View(kind="notice", title=title, lines=lines)))
     except Exception:  # the message is in the log too
         return False
     return True
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """``euchre-referee run --config FILE [--state-dir DIR]``."""
+    from ..config import ConfigError, load_config
+
+    try:
+        config = load_config(Path(args.config))
+    except ConfigError as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.state_dir:
+        config = replace(config, state_dir=Path(args.state_dir))
+    return run(config)
 
 
 def run(config: Config) -> int:
@@ -155,7 +110,10 @@ def run(config: Config) -> int:
         print(f"euchre-referee: journal not opened: {error}", file=sys.stderr)
         show_notice(display, "Journal not opened", (str(error)[-60:], "Retrying..."))
         buttons.close()
-        return EXIT_JOURNAL
+        display.close()
+        if indicators is not None:
+            indicators.close()
+        return EXIT_INVALID  # systemd starts it again
     if store.moved_aside is not None:
         print(f"euchre-referee: unreadable journal moved aside to {store.moved_aside}",
               file=sys.stderr)
@@ -175,7 +133,7 @@ def run(config: Config) -> int:
     try:
         if config.serial_port:
             try:
-                from .serial_service import SerialService
+                from ..link.service import SerialService
 
                 serial_service = SerialService.open(config.serial_port, config.baudrate,
                                                     events, referee)
@@ -193,6 +151,10 @@ def run(config: Config) -> int:
         if serial_service is not None:
             serial_service.close()
         buttons.close()
+        display.close()
+        if indicators is not None:
+            indicators.close()
+        notifier.close()
         store.close()
     print("euchre-referee: stopped", file=sys.stderr)
-    return 0
+    return EXIT_OK

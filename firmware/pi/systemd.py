@@ -11,6 +11,10 @@ import os
 import socket
 import time
 from collections.abc import Callable
+from typing import Final
+
+SENT_KEPT: Final = 16
+"""Messages :attr:`Notifier.sent` keeps (a watchdog ping every 5 s is 17k a day)."""
 
 
 class Notifier:
@@ -28,6 +32,7 @@ class Notifier:
         self.clock = clock
         self.last_ping = float("-inf")
         self.sent: list[str] = []
+        """The last :data:`SENT_KEPT` messages sent (for tests and debugging)."""
         self._socket: socket.socket | None = None
         if address:
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
@@ -50,6 +55,7 @@ class Notifier:
         except OSError:
             return
         self.sent.append(message)
+        del self.sent[:-SENT_KEPT]
 
     def ready(self) -> None:
         self._send("READY=1\nSTATUS=keeping score")

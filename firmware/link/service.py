@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from drivers.serialport import (
-    DEFAULT_BAUDRATE,
-    DEFAULT_MAX_LINE,
     Endpoint,
     LineProtocol,
     PtyEndpoint,
@@ -46,29 +44,29 @@ from euchre_core import (
     replay,
 )
 from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck, parse_event
-from euchre_core.log import strip_line, with_checksum
+from euchre_core.log import strip_line
 
-from .app import Referee, players_line
-from .summary import summary_json, summary_text
+from ..app import Referee
+from ..summary import summary_json, summary_text
+from .protocol import (
+    CANCEL,
+    DEFAULT_BAUDRATE,
+    MAX_LINE,
+    MAX_REPLAY_LINES,
+    PROTOCOL_VERSION,
+    encode,
+    frame,
+)
 
 __all__ = [
-    "MAX_LINE",
-    "MAX_REPLAY_LINES",
-    "PROTOCOL_VERSION",
     "Busy",
     "RefereeProtocol",
     "SerialService",
     "status_of",
 ]
 
-PROTOCOL_VERSION: Final = 1
-MAX_LINE: Final = DEFAULT_MAX_LINE
-"""Bytes in a request or log line, its CR/LF not counted (the checksum counted)."""
-MAX_REPLAY_LINES: Final = 100_000
 MAIN_LOOP_TIMEOUT_S: Final = 10.0
 """How long a request waits for the main loop before it is answered ``error busy``."""
-CANCEL: Final = b"\x03"
-"""Ctrl-C: a line holding it is dropped, and it abandons a replay in progress."""
 REPLAY_SOURCE: Final = "-"
 """The ``file`` of a log replayed over the link (the laptop puts its path there)."""
 
@@ -265,8 +263,7 @@ class RefereeProtocol(LineProtocol):
 
     def send(self, lines: list[str]) -> None:
         """Lines to the peer, each with its checksum, in one write."""
-        self.transport.write("".join(with_checksum(line) + "\r\n" for line in lines)
-                             .encode("utf-8"))
+        self.transport.write(encode(lines))
 
     def ok(self, text: str = "") -> None:
         self.send([f"ok {text}" if text else "ok"])
@@ -275,8 +272,7 @@ class RefereeProtocol(LineProtocol):
         self.send([f"error {text}"])
 
     def framed(self, lines: list[str], about: str = "") -> None:
-        header = f"ok begin {len(lines)}" + (f" {about}" if about else "")
-        self.send([header, *lines, "ok end"])
+        self.send(frame(lines, about))
 
     def event(self, line: str) -> None:
         """One journal line for the live feed (sent only while watching)."""
@@ -446,7 +442,7 @@ class RefereeProtocol(LineProtocol):
         if state.load:
             if valid:
                 entries = [entry.line() for entry in result.game.entries]
-                game_id = self.call(lambda referee: _load(referee, entries))
+                game_id = self.call(lambda referee: referee.load_game(entries))
                 lines.append(f"loaded as game {game_id}: it is now the current game")
             else:
                 lines.append("not loaded: the log is invalid")
@@ -500,7 +496,7 @@ class RefereeProtocol(LineProtocol):
                 return referee.set_next_names(dict(event.names))
         else:
             def set_names(referee: Referee) -> str:
-                return players_line(referee.config.names)
+                return Players.from_names(referee.config.names).line()
 
         line = self.call(set_names)
         self.ok(f"next game: {line}")
@@ -538,19 +534,6 @@ def _verify(referee: Referee, check: ScoreCheck | WinnerCheck) -> str | None:
     except IllegalEntry as error:
         return str(error)
     return None
-
-
-def _load(referee: Referee, entries: list[str]) -> int:
-    """Store a checked log's entries as a new game and make it the current one
-    (on the main loop).  The referee picks it up as it would at boot."""
-    game_id = referee.store.new_game(entries)
-    referee._resume()  # the newest stored game, exactly as after a reboot
-    if referee.game_id != game_id:  # pragma: no cover - the journal refused it
-        raise RuntimeError(f"game {game_id} was stored but did not load")
-    referee.result = None
-    referee._say(f"Game {game_id} loaded", error=False)
-    referee._notify(f"# game {game_id} loaded over the serial link: it is the current game")
-    return game_id
 
 
 # --- the service -------------------------------------------------------------------

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final, Literal
 
-from .view import View
+from ..view import View, suit_symbol
 
 Blocks = Literal["auto", "half", "quad", "small"]
 
@@ -55,20 +55,28 @@ KEYS: Final[dict[str, str]] = {
 
 ARROWS: Final = {"A": ("PREV", "↑"), "B": ("NEXT", "↓"), "C": ("NEXT", "→"), "D": ("PREV", "←")}
 
-KEY_FOR_BUTTON: Final = {
-    "N": "n", "E": "e", "S": "s", "W": "w",
-    "SPADES": "S", "HEARTS": "H", "DIAMONDS": "D", "CLUBS": "C",
-    "ALONE": "a", "UNDO": "Backspace", "OK": "Enter", "PREV": "←", "NEXT": "→", "HELP": "?",
-}  # fmt: skip
+KEY_NAMES: Final = {"\x7f": "Backspace", "\r": "Enter"}
+"""How the status line names keys that do not print themselves."""
+
+
+def _key_for_button() -> dict[str, str]:
+    keys: dict[str, str] = {}
+    for key, button in KEYS.items():
+        if button != "QUIT" and (key.isprintable() or key in KEY_NAMES):
+            keys.setdefault(button, KEY_NAMES.get(key, key))
+    for letter in "DC":  # the left and right arrows
+        button, arrow = ARROWS[letter]
+        keys[button] = arrow
+    return keys
+
+
+KEY_FOR_BUTTON: Final = _key_for_button()
 """Button name -> the key that presses it (for the status line)."""
 
 KEY_HELP: Final = (
     "keys: n e s w seats │ S H D C ♠♥♦♣ │ a alone │ Enter OK │ Backspace undo",
     "      ←↑ prev  →↓ next (cursor) │ ? or h help │ q or Ctrl-C quit",
 )
-
-SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-
 
 # --------------------------------------------------------------------------- pixels -> text
 
@@ -170,12 +178,12 @@ def status_lines(view: View) -> list[str]:
         first += f"  │  Hand {view.hand}: {view.dealer} deals, {view.leader} leads"
         if view.trump is not None:
             alone = " alone" if view.alone else ""
-            second = (f"Trump {SUIT_SYMBOLS.get(view.trump, view.trump)} by {view.maker}{alone}"
+            second = (f"Trump {suit_symbol(view.trump)} by {view.maker}{alone}"
                       f"  │  tricks NS {view.tricks_ns}  EW {view.tricks_ew}")
         else:
             parts = []
             if view.upcard is not None:
-                parts.append(f"Upcard {SUIT_SYMBOLS.get(view.upcard, view.upcard)}")
+                parts.append(f"Upcard {suit_symbol(view.upcard)}")
             if view.maker:
                 parts.append(f"maker {view.maker}" + (" alone" if view.alone else ""))
             second = "  │  ".join(parts)

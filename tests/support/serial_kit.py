@@ -4,7 +4,7 @@ A :class:`Device` is a real :class:`~firmware.app.Referee` (its journal in a
 temporary directory, frames kept as views) running its main loop in a thread,
 with the serial service on a real pseudo-terminal.  The host side is pyserial
 on the pseudo-terminal's path: raw (:class:`Host`) or the laptop tool's own
-client (:class:`firmware.laptop.DeviceLink`).
+client (:class:`firmware.link.client.DeviceLink`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from drivers.serialport import PtyEndpoint
 from euchre_core import checksum, write_log
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.serial_service import SerialService
+from firmware.link.protocol import DEFAULT_BAUDRATE
+from firmware.link.service import SerialService
 from firmware.store import Store
 
 __all__ = ["ROOT", "FULL_GAME", "Device", "Host", "answer_bytes", "wait_for"]
@@ -65,7 +66,7 @@ class Device:
         )
         self.thread.start()
         if port is None:
-            self.endpoint = PtyEndpoint()
+            self.endpoint = PtyEndpoint(DEFAULT_BAUDRATE)
             self.path = self.endpoint.slave_path
             self.service = SerialService.open(self.endpoint, 115200, self.events, self.referee,
                                               retry_s=retry_s)

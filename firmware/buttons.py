@@ -1,0 +1,72 @@
+"""The button vocabulary, once: every button name the referee knows, what is
+printed on each, and the help text of each layout.
+
+A button is named by its meaning (``"N"``, ``"HEARTS"``, ``"OK"``...); the
+config's pin map binds names to GPIO pins, the emulator binds keys to names
+(``firmware.emulator.terminal.KEYS``), and the app, the flow and the screens
+speak only these names.  Suit symbols and words come from
+:class:`euchre_core.Suit`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from euchre_core import Seat, Suit
+
+SEAT_BUTTONS: Final = ("N", "E", "S", "W")
+"""One button per seat: the first dealer, the maker, a trick's winner."""
+
+SUIT_BY_BUTTON: Final = {
+    "SPADES": Suit.SPADES, "HEARTS": Suit.HEARTS, "DIAMONDS": Suit.DIAMONDS, "CLUBS": Suit.CLUBS,
+}  # fmt: skip
+BUTTON_BY_SUIT: Final = {suit: button for button, suit in SUIT_BY_BUTTON.items()}
+SUIT_BUTTONS: Final = tuple(SUIT_BY_BUTTON)
+
+ALONE: Final = "ALONE"
+UNDO: Final = "UNDO"
+OK: Final = "OK"
+PREV: Final = "PREV"
+NEXT: Final = "NEXT"
+HELP: Final = "HELP"
+"""Shows the help screen (the emulator's ``?``; no pin in the default map)."""
+
+BUTTONS: Final = (*SEAT_BUTTONS, *SUIT_BUTTONS, ALONE, UNDO, OK, PREV, NEXT)
+"""Every button a pin can be bound to (``PREV``/``NEXT`` move the cursor)."""
+
+MENU_KEYS: Final = (*SEAT_BUTTONS, *SUIT_BUTTONS)
+"""Buttons that pick a menu's items, in order, in the seats layout."""
+
+LABELS: Final[dict[str, str]] = {
+    **{seat: seat for seat in SEAT_BUTTONS},
+    **{button: suit.symbol for button, suit in SUIT_BY_BUTTON.items()},
+    ALONE: "ALONE", UNDO: "UNDO", OK: "OK", PREV: "<", NEXT: ">", HELP: "?",
+}  # fmt: skip
+"""What is printed on each button (and said of it in messages)."""
+
+SHORT_LABELS: Final[dict[str, str]] = {**LABELS, ALONE: "A", UNDO: "U"}
+"""The prefix a menu line shows for the button that picks it."""
+
+
+def seat_of(button: str) -> Seat | None:
+    """The seat a seat button stands for (None for any other button)."""
+    return Seat.from_str(button) if button in SEAT_BUTTONS else None
+
+
+def label(button: str) -> str:
+    """What is printed on ``button`` (its name when unknown)."""
+    return LABELS.get(button, button)
+
+
+def help_lines(layout: str) -> tuple[str, ...]:
+    """The help screen's lines for a layout (``seats`` or ``cursor``)."""
+    if layout == "cursor":
+        return ("PREV/NEXT: move", "OK: choose", "UNDO: back one step", "hold a key: reported")
+    suits = "".join(LABELS[button] for button in SUIT_BUTTONS)
+    return (
+        f"{' '.join(SEAT_BUTTONS)}: seats",
+        f"{suits}: trump, upcard",
+        "ALONE: alone, renege",
+        "OK: confirm, claim",
+        "UNDO: back one step",
+    )

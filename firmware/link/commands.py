@@ -1,0 +1,171 @@
+"""The laptop commands of the serial link: ``send``, ``status``, ``export``,
+``enter``, ``watch`` (each over a :class:`~firmware.link.client.DeviceLink`).
+
+Exit status (:mod:`firmware.exits`): 0 done (``send``: the log is valid), 1
+the device said no (an invalid log, a refused entry, no such game), 2 usage or
+port errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from ..summary import SUMMARY_KEYS
+from .client import DeviceLink, LinkError, checked, log_lines
+from .protocol import EVENT, request
+
+
+def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = None
+             ) -> DeviceLink:
+    link = DeviceLink(args.port, args.baudrate, args.timeout, on_event)
+    try:
+        link.sync()
+    except LinkError:
+        link.close()
+        raise
+    return link
+
+
+def _fail(message: str) -> int:
+    print(f"euchre-referee: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def send(args: argparse.Namespace) -> int:
+    """``euchre-referee send``."""
+    path: str = args.file
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        print(f"{path}: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as error:
+        print(f"{path}: {error.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        lines = log_lines(data)
+    except ValueError as error:
+        print(f"{path}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        with _connect(args) as link:
+            answer = link.replay(lines, load=args.load)
+    except LinkError as error:
+        return _fail(str(error))
+    if not answer.ok or not answer.lines:
+        return _fail(f"the device refused the log: {answer.text}")
+    try:
+        verdict = json.loads(answer.lines[0])
+        summary = {key: verdict[key] for key in SUMMARY_KEYS}
+    except (ValueError, KeyError, TypeError):
+        return _fail(f"not a verdict from the device: {answer.lines[0]!r}")
+    summary["file"] = path
+    text = list(answer.lines[1:])
+    if text and text[0].startswith(f"{verdict['file']}:"):
+        text[0] = path + text[0][len(verdict["file"]):]
+    if args.json:
+        print(json.dumps(summary, ensure_ascii=False))
+        for line in text:
+            if line.startswith(("loaded ", "not loaded")):
+                print(line, file=sys.stderr)
+    else:
+        print("\n".join(text))
+    return EXIT_OK if summary["error"] is None else EXIT_INVALID
+
+
+def status(args: argparse.Namespace) -> int:
+    """``euchre-referee status``."""
+    try:
+        with _connect(args) as link:
+            answer = link.request("status json" if args.json else "status")
+    except LinkError as error:
+        return _fail(str(error))
+    if not answer.ok:
+        return _fail(f"the device said: {answer.text}")
+    if args.json:
+        try:
+            status = json.loads(answer.text)
+        except ValueError:
+            return _fail(f"not a status from the device: {answer.text!r}")
+        print(json.dumps(status, ensure_ascii=False))
+    else:
+        print("\n".join(answer.lines or [answer.text]))
+    return EXIT_OK
+
+
+def export(args: argparse.Namespace) -> int:
+    """``euchre-referee export``."""
+    request = "export" if args.game is None else f"export {args.game}"
+    try:
+        with _connect(args) as link:
+            answer = link.request(request)
+    except LinkError as error:
+        return _fail(str(error))
+    if not answer.ok or answer.lines is None:
+        print(f"euchre-referee: {answer.text}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write("".join(line + "\n" for line in answer.lines))
+    return EXIT_OK
+
+
+def enter(args: argparse.Namespace) -> int:
+    """``euchre-referee enter``."""
+    event = " ".join(args.event).strip()
+    if not event:
+        return _fail("enter: which event? (e.g. enter trick N)")
+    try:
+        with _connect(args) as link:
+            answer = link.request(f"enter {event}")
+    except LinkError as error:
+        return _fail(str(error))
+    if not answer.ok:
+        print(answer.text, file=sys.stderr)
+        return EXIT_INVALID
+    print(answer.text)
+    return EXIT_OK
+
+
+def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: False) -> None:
+    """Print each live-feed line until ``stop()`` or Ctrl-C (turning the feed off)."""
+
+    def show(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    link.on_event = show
+    answer = link.request("watch on")
+    if not answer.ok:
+        raise LinkError(f"the device refused the feed: {answer.text}")
+    try:
+        while not stop():
+            raw = link.read_line(time.monotonic() + 0.2)
+            if raw is None:
+                continue
+            line = checked(raw)
+            if line.startswith(EVENT):
+                show(line[len(EVENT):])
+    finally:
+        try:
+            link.write(request("watch off"))
+        except LinkError:
+            pass
+
+
+def watch(args: argparse.Namespace) -> int:
+    """``euchre-referee watch``."""
+    try:
+        with _connect(args) as link:
+            try:
+                follow(link, sys.stdout)
+            except KeyboardInterrupt:
+                pass
+    except LinkError as error:
+        return _fail(str(error))
+    return EXIT_OK

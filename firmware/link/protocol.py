@@ -1,0 +1,109 @@
+"""The wire of the serial link, once: both ends import it (docs/serial-protocol.md).
+
+Every line either end sends is UTF-8 ending in CR LF; the device ends each of
+its lines with a ``*XXXX`` checksum (:func:`euchre_core.log.with_checksum`).
+An answer is ``ok [TEXT]``, ``error TEXT``, or a frame: ``ok begin N [ABOUT]``,
+N lines, ``ok end``.  Live-feed lines (``event LINE``) may come between answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from euchre_core import checksum
+from euchre_core.log import with_checksum
+
+PROTOCOL_VERSION: Final = 1
+DEFAULT_BAUDRATE: Final = 115200
+"""Bits per second, unless the config (``serial.baudrate``) or ``--baudrate`` says otherwise."""
+DEFAULT_TIMEOUT_S: Final = 10.0
+"""Seconds the laptop waits for each answer, unless ``--timeout`` says otherwise."""
+MAX_LINE: Final = 512
+"""Bytes in a request or log line, its CR/LF not counted (the checksum counted)."""
+MAX_REPLAY_LINES: Final = 100_000
+"""Lines in a log sent to ``replay``."""
+CANCEL: Final = b"\x03"
+"""Ctrl-C: a line holding it is dropped, and it abandons a replay in progress."""
+EOL: Final = b"\r\n"
+EVENT: Final = "event "
+"""The prefix of a live-feed line."""
+FRAME_END: Final = "ok end"
+
+_CHECKSUMMED: Final = re.compile(r"\*[0-9A-Fa-f]{4}\s*$")
+
+
+class ProtocolError(Exception):
+    """A line that breaks the protocol: no checksum, a wrong one, a torn frame."""
+
+
+@dataclass
+class Answer:
+    """One answer: ``ok``/``error`` and its text; a framed answer has ``lines``."""
+
+    ok: bool
+    text: str
+    lines: list[str] | None = None
+
+
+# --- writing -------------------------------------------------------------------------
+
+
+def encode(lines: Iterable[str]) -> bytes:
+    """Lines as the device sends them: each with its checksum and CR LF, in one
+    piece (so an answer is written whole)."""
+    return "".join(with_checksum(line) + "\r\n" for line in lines).encode("utf-8")
+
+
+def request(line: str) -> bytes:
+    """One request line with its checksum, ready to write."""
+    return with_checksum(line).encode("utf-8") + EOL
+
+
+def frame(lines: list[str], about: str = "") -> list[str]:
+    """A multi-line answer: its header, the lines and the end line."""
+    header = f"ok begin {len(lines)}" + (f" {about}" if about else "")
+    return [header, *lines, FRAME_END]
+
+
+def carries_checksum(text: str) -> bool:
+    """Whether a log line already ends with a ``*XXXX`` checksum."""
+    return _CHECKSUMMED.search(text) is not None
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def verified(line: str) -> str:
+    """A line from the device without its ``*XXXX``; ProtocolError if it is
+    missing or does not match."""
+    if len(line) < 5 or line[-5] != "*":
+        raise ProtocolError(f"a line from the device has no checksum: {line!r}")
+    body, given = line[:-5], line[-4:]
+    if checksum(body) != given.upper():
+        raise ProtocolError(f"a line from the device fails its checksum (*{given}): {line!r}")
+    return body
+
+
+def read_answer(next_line: Callable[[], str],
+                next_frame_line: Callable[[], str] | None = None) -> Answer:
+    """Read one answer: ``next_line()`` gives the next verified line that is
+    not a live-feed line, ``next_frame_line()`` (default: the same) the next
+    verified line inside a frame."""
+    inside = next_frame_line or next_line
+    line = next_line()
+    word, _, text = line.partition(" ")
+    if word == "error":
+        return Answer(False, text)
+    if word != "ok":
+        raise ProtocolError(f"not an answer from the device: {line!r}")
+    parts = text.split(" ", 2)
+    if parts[0] == "begin" and len(parts) >= 2 and parts[1].isdigit():
+        lines = [inside() for _ in range(int(parts[1]))]
+        end = inside()
+        if end != FRAME_END:
+            raise ProtocolError(f"a framed answer did not end with {FRAME_END!r}: {end!r}")
+        return Answer(True, parts[2] if len(parts) > 2 else "", lines)
+    return Answer(True, text)

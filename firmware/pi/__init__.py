@@ -1,0 +1,26 @@
+"""The referee on a Raspberry Pi: the hardware wiring and the ``run`` command
+(:mod:`.run`), the systemd notifications (:mod:`.systemd`).  Importing this
+package is cheap; ``run`` imports gpiozero and luma."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .run import run_command
+
+    return run_command(args)
+
+
+def register(commands: Any) -> None:
+    """Add ``run`` to the ``euchre-referee`` subcommands."""
+    parser = commands.add_parser(
+        "run", help="run the referee on a Raspberry Pi",
+        description="Run the referee with real buttons and OLED, as configured.",
+    )
+    parser.add_argument("--config", required=True, metavar="FILE",
+                        help="TOML config (see hw/referee.toml)")
+    parser.add_argument("--state-dir", metavar="DIR", help="where games are kept")
+    parser.set_defaults(run=_run)

@@ -1,0 +1,10 @@
+"""Helpers shared by the tests (no tests here): reached as ``support.*``
+through pytest's ``pythonpath = ["tests"]`` (pyproject.toml).
+
+- :mod:`support.clock`: the one hand-moved clock;
+- :mod:`support.driver_fakes`: a recording I2C bus, SSD1306/SH1106 RAM models,
+  a bouncing gpiozero MockPin;
+- :mod:`support.app_kit`: driving a :class:`~firmware.app.Referee` with mock pins;
+- :mod:`support.serial_kit`: a device on a real pseudo-terminal and a pyserial host;
+- :mod:`support.crash_child`: the referee as a separate process to be killed.
+"""
