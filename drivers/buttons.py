@@ -99,7 +99,7 @@ class ButtonBank:
     def __init__(
         self,
         pin_map: Mapping[str, Pin],
-        events: queue.Queue[ButtonEvent],
+        events: queue.Queue[Any],  # it puts ButtonEvents; others may share it
         *,
         bounce_time: float = 0.02,
         hold_time: float = 3.0,

@@ -206,6 +206,8 @@ class PtyMasterSerial(serial.serialposix.Serial):  # type: ignore[misc]
     pair), so this adopts the descriptor.  Reads raise SerialException
     (``EIO``) while nobody has the slave side open."""
 
+    is_open: bool  # set by serial.Serial
+
     def __init__(self, fd: int, name: str, **settings: Any) -> None:
         self._adopted_fd = fd
         super().__init__(None, **settings)

@@ -13,9 +13,9 @@ import queue
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from drivers import HOLD, ButtonEvent
+from drivers import HOLD, ButtonEvent, Indicators
 from euchre_core import (
     SEATS,
     IllegalEntry,
@@ -38,20 +38,26 @@ from .store import JournalError, Store
 from .summary import describe_result
 from .view import Choice, View
 
+if TYPE_CHECKING:
+    from PIL import Image
+
 
 class FrameSink(Protocol):
     """Where frames go: drivers.PageDiffDisplay, the emulator, a test."""
 
-    def show(self, image: Any) -> int: ...
+    def show(self, image: Image.Image) -> int: ...
 
 
-Renderer = Callable[[View], Any]
+Renderer = Callable[[View], "Image.Image"]
 
 Job = Callable[["Referee"], Any]
 """Work for the main loop from another thread (the serial link's requests)."""
 
+Inbox = queue.Queue[ButtonEvent | Job]
+"""The main loop's queue: button events (gpiozero's threads) and jobs."""
 
-def _default_renderer(view: View) -> Any:
+
+def _default_renderer(view: View) -> Image.Image:
     from .screens import render
 
     return render(view)
@@ -67,7 +73,7 @@ class Referee:
         store: Store,
         *,
         display: FrameSink | None = None,
-        indicators: Any = None,
+        indicators: Indicators | None = None,
         renderer: Renderer | None = None,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
@@ -462,7 +468,7 @@ class Referee:
             lit = {str(game.hand.dealer), str(game.hand.leader)}
         self.indicators.light(lit & set(self.config.seat_led_pins))
 
-    def run(self, events: queue.Queue[Any], *, stop: Callable[[], bool] = lambda: False,
+    def run(self, events: Inbox, *, stop: Callable[[], bool] = lambda: False,
             on_loop: Callable[[], None] | None = None, poll: float = 1.0) -> None:
         """The main loop: take events, apply them, redraw on change."""
         self.refresh()

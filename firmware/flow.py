@@ -189,10 +189,10 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry]) -> Step:
         ]
         if Pass(seat) in legal:
             options.append(Option(f"{name} passes", Action("entry", Pass(seat)), "OK"))
-        alone = " alone" if state.alone else ""
+        alone_word = " alone" if state.alone else ""
         # OK always means "pass": when the rules forbid it, the engine says why
         # ("stick the dealer: Anna must name a suit").
-        return Step("trump", f"{name}{alone}: which trump?", tuple(options),
+        return Step("trump", f"{name}{alone_word}: which trump?", tuple(options),
                     ok=Action("entry", Pass(seat)), hint="suit; OK: pass")
     suit = Suit.from_str(state.suit)
     options = []

@@ -23,17 +23,20 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..app import Referee
+from ..app import FrameSink, Inbox, Referee
 from ..config import Config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..store import JournalError, Store
 from .systemd import Notifier
 
+if TYPE_CHECKING:
+    from drivers import ButtonBank, Indicators, PageDiffDisplay, RetryingDisplay
 
-def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any = None
-                   ) -> tuple[Any, Any, Any]:
+
+def build_hardware(config: Config, events: Inbox, *, pin_factory: Any = None
+                   ) -> tuple[ButtonBank, RetryingDisplay, Indicators | None]:
     """Buttons, display and indicators from the config (imports gpiozero/luma).
 
     The display is a :class:`drivers.RetryingDisplay`: a missing or silent OLED does
@@ -47,7 +50,7 @@ def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any
     )
     display_config = config.display
 
-    def open_display() -> Any:
+    def open_display() -> PageDiffDisplay:
         device = open_oled(
             display_config.controller, port=display_config.i2c_port,
             address=display_config.address, rotate=display_config.rotate, init=False,
@@ -57,7 +60,7 @@ def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any
     display = RetryingDisplay(open_display)
     try:
         display.try_open()  # raises for a bad display config, not for a missing OLED
-        indicators = None
+        indicators: Indicators | None = None
         if config.buzzer_pin is not None or config.status_led_pin is not None or (
             config.seat_led_pins
         ):
@@ -74,7 +77,7 @@ def build_hardware(config: Config, events: queue.Queue[Any], *, pin_factory: Any
     return buttons, display, indicators
 
 
-def show_notice(display: Any, title: str, lines: tuple[str, ...]) -> bool:
+def show_notice(display: FrameSink, title: str, lines: tuple[str, ...]) -> bool:
     """Draw a notice straight on the display (before a Referee exists)."""
     from ..screens import render
     from ..view import View
@@ -102,7 +105,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def run(config: Config) -> int:
     """Run the referee until SIGTERM/SIGINT."""
-    events: queue.Queue[Any] = queue.Queue()
+    events: Inbox = queue.Queue()
     buttons, display, indicators = build_hardware(config, events)
     try:
         store = Store(Path(config.state_dir))
