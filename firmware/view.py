@@ -12,7 +12,7 @@ from typing import Literal
 
 from euchre_core import Suit
 
-ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice"]
+ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,9 @@ class View:
     - ``winner``: the game is won: ``title`` (e.g. "NS win 10-7") and ``lines``;
     - ``help``: ``title`` and ``lines``: the keys;
     - ``notice``: ``title`` and ``lines``: something the table must know (the
-      journal was moved aside, the display came back...).
+      journal was moved aside, the display came back...);
+    - ``rules``: ``title`` and ``lines``: the house rules in force;
+    - ``hands``: ``title`` and ``lines``: the last hand and the hands so far.
 
     ``message`` is shown over any layout for a moment: a rejection in words
     ("Ragnar sits out: Anna went alone") when ``message_is_error``, else info.
@@ -70,6 +72,18 @@ class View:
     message_is_error: bool = True
     flags: tuple[str, ...] = field(default=())
     """Small status marks for the corner, e.g. ``("serial",)``."""
+    ok_hint: str = ""
+    """What OK does now, in words ("OK: South passes"); every step says it."""
+    bidding: str = ""
+    """The bidding as it stands, while bidding ("Round 2 · passed: Anna, Ragnar ·
+    ♥ turned down")."""
+    last_hand: str = ""
+    """The last hand's result, until the next hand's first entry ("Last hand:
+    Anna euchred, EW +2")."""
+    house_rules: bool = False
+    """The rules in force are not the standard profile (a marker on the table)."""
+    lone_defender: str | None = None
+    """The name of the player defending alone, when one does."""
 
 
 def suit_symbol(letter: str | None) -> str:
