@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from drivers import HOLD, ButtonEvent, Indicators
 from euchre_core import (
     SEATS,
+    Game,
     IllegalEntry,
     LogSyntaxError,
     Phase,
@@ -101,14 +102,76 @@ class Referee:
         self._last_view: View | None = None
         self.listeners: list[Callable[[str], None]] = []
         """Called with each journal line once it is durable (the serial live feed)."""
+        self.journal_fault: str | None = None
+        """Why journal writes fail now (the card is full...), until one succeeds."""
+        self._next_probe = 0.0
+        self.notes: list[str] = []
+        """What the table should know about the journal since the start (the
+        serial link's ``status`` lists them with :meth:`notices`)."""
+        self._notice_journal(store)
+        self._apply_kept_settings()
+        self._resume()
+
+    # --- the journal's faults -------------------------------------------------
+
+    JOURNAL_PROBE_S = 5.0
+    """Seconds between retries of a failing journal while nothing is entered."""
+
+    def _notice_journal(self, store: Store) -> None:
+        """The notice (screen) and notes (link) for what the store found at open."""
         if store.moved_aside is not None:
             self.notice = (
                 "Journal unreadable",
                 ("It could not be read", "and was moved aside", "(kept, not deleted).",
                  "Starting clean."),
             )
-        self._apply_kept_settings()
-        self._resume()
+            self.notes.append(f"journal unreadable: moved aside to {store.moved_aside.name} "
+                              "(kept, not deleted); started clean")
+        if store.damage is not None:
+            damage = store.damage
+            self.notice = (
+                "Journal damaged",
+                (f"Kept aside as {damage.kept_as.name}.",
+                 f"Recovered {damage.recovered} of {damage.acknowledged} lines.",
+                 "Check the score."),
+            )
+            self.notes.append(damage.sentence())
+        elif store.unchecked is not None:
+            self.notice = ("Journal not checked", (store.unchecked + ".",))
+            self.notes.append(f"journal not checked: {store.unchecked}")
+
+    def notices(self) -> list[str]:
+        """Everything the table should know about the journal now."""
+        fault = [f"journal writes failing: {self.journal_fault}"] if self.journal_fault else []
+        return [*self.notes, *fault]
+
+    def _journal_failed(self, error: JournalError) -> str:
+        """A write the journal refused: say why (screen), keep it for status."""
+        reason = str(error)
+        if self.journal_fault is None:
+            self.journal_fault = reason
+        self._next_probe = self.clock() + self.JOURNAL_PROBE_S
+        self._say(reason, error=True)
+        return reason
+
+    def _journal_works(self) -> None:
+        if self.journal_fault is not None:
+            self.journal_fault = None
+
+    def retry_journal(self) -> bool:
+        """While writes fail, try one (the flow position) every
+        :attr:`JOURNAL_PROBE_S`; True once it works again."""
+        if self.journal_fault is None or self.clock() < self._next_probe:
+            return False
+        self._next_probe = self.clock() + self.JOURNAL_PROBE_S
+        try:
+            self.store.probe(self.game_id, self.state.dumps())
+        except JournalError as error:
+            self.journal_fault = str(error)
+            return False
+        self.journal_fault = None
+        self._say("The journal works again: entries are kept", error=False)
+        return True
 
     # --- settings for the games to come --------------------------------------
 
@@ -159,6 +222,7 @@ class Referee:
                 self.game = self.store.load(game_id)
             except JournalError as error:
                 self.notice = ("Game not resumed", (str(error)[:60], "Starting a new game."))
+                self.notes.append(f"game not resumed: {error}; a new game was started")
             else:
                 self.game_id = game_id
                 self.base_entries = self._count_setup(self.store.lines(game_id))
@@ -295,11 +359,22 @@ class Referee:
         self.state.suit, self.state.cursor = value, 0
         self._save_flow()
 
-    def load_game(self, entries: Sequence[str]) -> int:
+    def store_game(self, lines: Sequence[str]) -> int:
+        """Keep a checked game's lines as a stored game (not the current one)."""
+        return self.store.new_game(list(lines))
+
+    def load_game(self, entries: Sequence[str], replayed: Game | None = None) -> int:
         """Store a checked log's entries as a new game and make it the current
-        one, exactly as it would be resumed after a reboot; returns its id."""
+        one, exactly as it would be resumed after a reboot; returns its id.
+        ``replayed``: those entries already replayed (off the main loop), taken
+        as the game instead of replaying them again here."""
         game_id = self.store.new_game(list(entries))
-        self._resume()  # the newest stored game
+        if replayed is not None and self.store.latest() == game_id:
+            self.game, self.game_id = replayed, game_id
+            self.base_entries = self._count_setup(list(entries))
+            self.state = FlowState(entries=len(replayed.entries))
+        else:
+            self._resume()  # the newest stored game
         if self.game_id != game_id:  # pragma: no cover - the journal refused it
             raise JournalError(f"game {game_id} was stored but did not load")
         self.result = None
@@ -311,17 +386,21 @@ class Referee:
         """Check, journal (durably), then apply one entry.  Returns the reason
         it was refused (also shown), or None once it is durable and applied."""
         game = self.game
-        if game.phase is Phase.GAME_OVER and isinstance(entry, NewGame):
-            self._new_stored_game()
-            game = self.game
-        reason = game.check(entry)
-        if reason is not None:
-            self._say(reason, error=True)
-            return reason
-        results = len(game.results)
-        line = entry.line()
-        fresh = FlowState(entries=len(game.entries) + 1)
-        self.store.append(self.game_id, line, flow=fresh.dumps())
+        try:
+            if game.phase is Phase.GAME_OVER and isinstance(entry, NewGame):
+                self._new_stored_game()
+                game = self.game
+            reason = game.check(entry)
+            if reason is not None:
+                self._say(reason, error=True)
+                return reason
+            results = len(game.results)
+            line = entry.line()
+            fresh = FlowState(entries=len(game.entries) + 1)
+            self.store.append(self.game_id, line, flow=fresh.dumps())
+        except JournalError as error:
+            return self._journal_failed(error)
+        self._journal_works()
         game.push(entry)
         self.state = fresh
         if len(game.results) > results:
@@ -346,7 +425,11 @@ class Referee:
             self._say(reason, error=True)
             return reason
         fresh = FlowState(entries=len(self.game.entries) - 1)
-        self.store.append(self.game_id, "undo", flow=fresh.dumps())
+        try:
+            self.store.append(self.game_id, "undo", flow=fresh.dumps())
+        except JournalError as error:
+            return self._journal_failed(error)
+        self._journal_works()
         removed = self.game.undo()
         self.state = fresh
         self.result = None
@@ -360,7 +443,12 @@ class Referee:
 
     def _save_flow(self) -> None:
         self.state.entries = len(self.game.entries)
-        self.store.save_flow(self.game_id, self.state.dumps())
+        try:
+            self.store.save_flow(self.game_id, self.state.dumps())
+        except JournalError as error:
+            self._journal_failed(error)  # the selection stays on the screen, not kept
+        else:
+            self._journal_works()
 
     def _say(self, text: str, *, error: bool) -> None:
         self.message = text
@@ -484,6 +572,7 @@ class Referee:
                     self.handle(event)
                 except IllegalEntry as error:  # pragma: no cover - enter() checks first
                     self._say(str(error), error=True)
+            self.retry_journal()
             self.refresh()
             if on_loop is not None:
                 on_loop()

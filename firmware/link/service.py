@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -44,9 +45,10 @@ from euchre_core import (
     replay,
 )
 from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck, parse_event
-from euchre_core.log import strip_line
+from euchre_core.log import HEADER, strip_line
 
 from ..app import Referee
+from ..store import JournalError, games_of
 from ..summary import summary_json, summary_text
 from .protocol import (
     CANCEL,
@@ -129,7 +131,15 @@ def status_of(referee: Referee) -> dict[str, Any]:
         "expected_kind": game.expected_kind,
         "winner": str(game.winner) if game.winner is not None else None,
         "names": {str(seat): game.name(seat) for seat in SEATS},
+        **_notices_of(referee),
     }
+
+
+def _notices_of(referee: Referee) -> dict[str, list[str]]:
+    """``notices``: what the table should know about the journal (moved aside,
+    damaged, a game not resumed, writes failing); left out when nothing."""
+    notices = referee.notices()
+    return {"notices": notices} if notices else {}
 
 
 def _status_lines(status: dict[str, Any]) -> list[str]:
@@ -157,6 +167,7 @@ def _status_lines(status: dict[str, Any]) -> list[str]:
         f"expected={status['expected_kind']}: {status['expected']}",
         f"winner={status['winner'] or '-'}",
         "players=" + " ".join(f"{seat}={name}" for seat, name in names.items()),
+        *(f"notice={notice}" for notice in status.get("notices", [])),
     ]
 
 
@@ -303,8 +314,8 @@ class RefereeProtocol(LineProtocol):
                 self._replay_line(line)
             else:
                 self._request(line)
-        except Busy as error:
-            self.error(str(error))
+        except (Busy, JournalError) as error:
+            self.error(str(error))  # "the card is full: nothing new can be kept"
         except Exception as error:  # a bug or a failing journal: say so, keep serving
             self.error(f"internal: {type(error).__name__}: {error}")
 
@@ -441,12 +452,30 @@ class RefereeProtocol(LineProtocol):
             lines.extend(summary_text(REPLAY_SOURCE, result).splitlines())
         if state.load:
             if valid:
-                entries = [entry.line() for entry in result.game.entries]
-                game_id = self.call(lambda referee: referee.load_game(entries))
-                lines.append(f"loaded as game {game_id}: it is now the current game")
+                lines.append(self._load_games(result))
             else:
                 lines.append("not loaded: the log is invalid")
         self.framed(lines, "valid" if valid else "invalid")
+
+    def _load_games(self, result: Replay) -> str:
+        """Store each game of a valid log, the last as the current game: one
+        main-loop job per game, so a long log never holds the loop (and its
+        watchdog pings) for long; the replays are done here, off the loop."""
+        games = games_of(result.game)
+        ids: list[int] = []
+        try:
+            for lines in games[:-1]:
+                ids.append(self.call(partial(Referee.store_game, lines=lines)))
+            last = games[-1]
+            replayed = replay("\n".join([HEADER, *last]) + "\n").game
+            ids.append(self.call(lambda referee: referee.load_game(last, replayed)))
+        except JournalError as error:
+            kept = f"games {', '.join(map(str, ids))} were stored; then " if ids else ""
+            return f"not loaded: {kept}{error}"
+        if len(ids) == 1:
+            return f"loaded as game {ids[0]}: it is now the current game"
+        return (f"loaded as games {', '.join(map(str, ids))}: game {ids[-1]} is now the "
+                "current game")
 
     def _export(self, args: str) -> None:
         if args and not args.isdigit():
