@@ -147,16 +147,13 @@ class Referee:
 
     def _journal_failed(self, error: JournalError) -> str:
         """A write the journal refused: say why (screen), keep it for status."""
-        reason = str(error)
-        if self.journal_fault is None:
-            self.journal_fault = reason
+        reason = self.journal_fault = str(error)
         self._next_probe = self.clock() + self.JOURNAL_PROBE_S
         self._say(reason, error=True)
         return reason
 
     def _journal_works(self) -> None:
-        if self.journal_fault is not None:
-            self.journal_fault = None
+        self.journal_fault = None
 
     def retry_journal(self) -> bool:
         """While writes fail, try one (the flow position) every

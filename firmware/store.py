@@ -477,9 +477,9 @@ class Store:
         try:
             if audit.damage:
                 self.damage = self._keep_damaged(audit)
-            db = self._open()
+            db = self._db = self._open()
             if audit.legacy:
-                self._upgrade(db)
+                self._upgrade()
             self._read_tail(db)
             if audit.unchecked and self._rows:
                 self.unchecked = audit.unchecked
@@ -550,6 +550,9 @@ class Store:
         the -wal.
         """
         audit = _Audit()
+        # The record first: a referee writing meanwhile (``games`` reads while
+        # it runs) only adds lines after it, never the other way round.
+        acked = read_acks(self.state_dir / ACKS_NAME)
         ro = sqlite3.connect(self._read_only_uri(), uri=True,
                              timeout=self.busy_timeout)
         ro.text_factory = bytes
@@ -588,7 +591,7 @@ class Store:
                 self._check_settings(ro, audit, "crc" in columns["settings"])
         finally:
             ro.close()
-        self._check_acks(audit)
+        self._check_acks(audit, acked)
         return audit
 
     @staticmethod
@@ -621,10 +624,9 @@ class Store:
                 continue
             audit.settings.append((name, _decode(value)))
 
-    def _check_acks(self, audit: _Audit) -> None:
+    def _check_acks(self, audit: _Audit, acked: Acked | None) -> None:
         """The journal against ``journal.acks``: at least as many lines, and
         the chain's CRC where the record ends."""
-        acked = read_acks(self.state_dir / ACKS_NAME)
         audit.acknowledged = audit.rows
         if audit.legacy:
             return
@@ -658,7 +660,7 @@ class Store:
         if wrong:
             raise sqlite3.DatabaseError(f"{table}.{column}: {wrong} values that are not text")
 
-    def _upgrade(self, db: sqlite3.Connection) -> None:
+    def _upgrade(self) -> None:
         """A journal written before lines carried CRCs: add them (trusted as is)."""
         with self._transaction() as tx:
             for table in ("lines", "settings"):

@@ -554,3 +554,35 @@ def test_a_directory_in_the_journal_s_place_is_named(tmp_path: Path) -> None:
     (other / JOURNAL_NAME).mkdir(parents=True)
     with pytest.raises(JournalError, match=f"^{other / JOURNAL_NAME} is a directory"):
         Store(other)
+
+
+LEGACY_SCHEMA = """
+CREATE TABLE games (id INTEGER PRIMARY KEY, created REAL NOT NULL, flow TEXT NOT NULL DEFAULT '');
+CREATE TABLE lines (game_id INTEGER NOT NULL REFERENCES games(id), seq INTEGER NOT NULL,
+                    text TEXT NOT NULL, PRIMARY KEY (game_id, seq)) WITHOUT ROWID;
+CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+"""
+
+
+def test_a_journal_from_before_the_crcs_is_upgraded_in_place(tmp_path: Path) -> None:
+    import sqlite3
+
+    lines = ["players N=Ragnar E=Sigríður S=South W=Anna", *EXAMPLE]
+    db = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    db.executescript(LEGACY_SCHEMA)
+    db.execute("INSERT INTO games (id, created) VALUES (1, 0)")
+    db.executemany("INSERT INTO lines VALUES (1, ?, ?)", list(enumerate(lines)))
+    db.execute("INSERT INTO settings VALUES ('rules', 'rules target=7')")
+    db.commit()
+    db.close()
+    for _ in range(2):  # upgraded, then checked like any journal
+        referee = open_referee(tmp_path)
+        try:
+            assert referee.notice is None and referee.notices() == []
+            assert referee.store.lines(1) == lines and referee.game_id == 1
+            assert referee.config.rules.target == 7
+        finally:
+            referee.store.close()
+    rows = sqlite3.connect(tmp_path / JOURNAL_NAME).execute(
+        "SELECT crc FROM lines ORDER BY seq").fetchall()
+    assert all(crc for (crc,) in rows)
