@@ -356,16 +356,16 @@ class Referee:
         self.state.suit, self.state.cursor = value, 0
         self._save_flow()
 
-    def store_game(self, lines: Sequence[str]) -> int:
-        """Keep a checked game's lines as a stored game (not the current one)."""
-        return self.store.new_game(list(lines))
-
-    def load_game(self, entries: Sequence[str], replayed: Game | None = None) -> int:
+    def load_game(self, entries: Sequence[str]) -> int:
         """Store a checked log's entries as a new game and make it the current
-        one, exactly as it would be resumed after a reboot; returns its id.
-        ``replayed``: those entries already replayed (off the main loop), taken
-        as the game instead of replaying them again here."""
-        game_id = self.store.new_game(list(entries))
+        one, exactly as it would be resumed after a reboot; returns its id."""
+        return self.adopt_game(self.store.new_game(list(entries)), entries)
+
+    def adopt_game(self, game_id: int, entries: Sequence[str],
+                   replayed: Game | None = None) -> int:
+        """Make stored game ``game_id`` (whose lines are ``entries``) the
+        current one.  ``replayed``: those lines already replayed (off the main
+        loop: a long log), taken as the game instead of replaying them here."""
         if replayed is not None and self.store.latest() == game_id:
             self.game, self.game_id = replayed, game_id
             self.base_entries = self._count_setup(list(entries))

@@ -785,31 +785,40 @@ class Store:
     # --- writing -------------------------------------------------------------
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
+    def _transaction(self, db: sqlite3.Connection | None = None
+                     ) -> Iterator[sqlite3.Connection]:
+        db = self._db if db is None else db
+        db.execute("BEGIN IMMEDIATE")
         try:
-            yield self._db
+            yield db
         except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        db.execute("COMMIT")
 
-    def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``work`` in one committed write transaction; any failure raises
-        :class:`JournalWriteError` with the cause in words (nothing was kept)."""
+    def _write(self, work: Callable[[sqlite3.Connection], T], *,
+               db: sqlite3.Connection | None = None, wait: float = 0.0) -> T:
+        """Run ``work`` in one committed write transaction (on ``db``, else the
+        store's connection); any failure raises :class:`JournalWriteError`
+        with the cause in words (nothing was kept).  Another write of this
+        store under way (a game stored off the main loop) is waited for up
+        to ``wait`` seconds, then refused as busy."""
         if self.readonly:
             raise JournalWriteError(f"the journal is open read-only: {NOTHING_KEPT}")
-        if not self._write_lock.acquire(blocking=False):
-            raise JournalWriteError(f"the journal is busy: {NOTHING_KEPT} yet, try again")
+        locked = (self._write_lock.acquire(timeout=wait) if wait > 0
+                  else self._write_lock.acquire(blocking=False))
+        if not locked:
+            raise JournalWriteError(
+                f"the journal is busy storing a game: {NOTHING_KEPT} yet, try again")
         try:
             try:
                 assert self._acks is not None
                 self._acks.reserve()
-                with self._transaction() as db:
-                    result = work(db)
+                with self._transaction(db) as tx:
+                    result = work(tx)
             except (sqlite3.Error, OSError) as error:
-                self._rollback_quietly()
+                self._rollback_quietly(db)
                 raise JournalWriteError(f"{fault_words(self.state_dir, error)}: {NOTHING_KEPT}",
                                         str(error)) from error
             try:
@@ -822,10 +831,11 @@ class Store:
         finally:
             self._write_lock.release()
 
-    def _rollback_quietly(self) -> None:
+    def _rollback_quietly(self, db: sqlite3.Connection | None = None) -> None:
+        db = self._db if db is None else db
         try:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
+            if db.in_transaction:
+                db.execute("ROLLBACK")
         except sqlite3.Error:
             pass
         self._read_tail_quietly()
@@ -869,8 +879,13 @@ class Store:
 
     # --- games ---------------------------------------------------------------
 
-    def new_game(self, lines: Sequence[str] = ()) -> int:
-        """Start a stored game with its first lines; returns its id (durable)."""
+    def new_game(self, lines: Sequence[str] = (), *, off_loop: bool = False) -> int:
+        """Start a stored game with its first lines; returns its id (durable).
+
+        ``off_loop``: called from another thread than the main loop's (a long
+        game loaded over the serial link), on a connection of its own, so the
+        main loop keeps running meanwhile; its writes are refused as busy
+        until this one is done."""
 
         def work(db: sqlite3.Connection) -> int:
             cursor = db.execute("INSERT INTO games (created) VALUES (?)", (time.time(),))
@@ -879,7 +894,18 @@ class Store:
             self._add_lines(db, game_id, lines)
             return game_id
 
-        return self._write(work)
+        if not off_loop:
+            return self._write(work)
+        try:
+            own = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+            own.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as error:
+            raise JournalWriteError(f"{fault_words(self.state_dir, error)}: {NOTHING_KEPT}",
+                                    str(error)) from error
+        try:
+            return self._write(work, db=own, wait=30.0)
+        finally:
+            own.close()
 
     def append(self, game_id: int, line: str, flow: str | None = None) -> None:
         """Add one line to a game, durably (and the flow position, if given)."""

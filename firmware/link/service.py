@@ -20,7 +20,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -458,20 +457,24 @@ class RefereeProtocol(LineProtocol):
         self.framed(lines, "valid" if valid else "invalid")
 
     def _load_games(self, result: Replay) -> str:
-        """Store each game of a valid log, the last as the current game: one
-        main-loop job per game, so a long log never holds the loop (and its
-        watchdog pings) for long; the replays are done here, off the loop."""
+        """Store each game of a valid log, the last as the current game.  The
+        storing and replaying are done here, on the reader thread, with the
+        journal's own connection for it (``off_loop``): a log of 100,000
+        lines never holds the main loop (the buttons, the screen and its
+        watchdog pings), whose one job is to take the stored game as the
+        current one."""
         games = games_of(result.game)
+        store = self.call(lambda referee: referee.store)
         ids: list[int] = []
         try:
-            for lines in games[:-1]:
-                ids.append(self.call(partial(Referee.store_game, lines=lines)))
-            last = games[-1]
-            replayed = replay("\n".join([HEADER, *last]) + "\n").game
-            ids.append(self.call(lambda referee: referee.load_game(last, replayed)))
+            for lines in games:
+                ids.append(store.new_game(lines, off_loop=True))
         except JournalError as error:
             kept = f"games {', '.join(map(str, ids))} were stored; then " if ids else ""
             return f"not loaded: {kept}{error}"
+        last = games[-1]
+        replayed = replay("\n".join([HEADER, *last]) + "\n").game
+        self.call(lambda referee: referee.adopt_game(ids[-1], last, replayed))
         if len(ids) == 1:
             return f"loaded as game {ids[0]}: it is now the current game"
         return (f"loaded as games {', '.join(map(str, ids))}: game {ids[-1]} is now the "

@@ -25,6 +25,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -508,7 +509,23 @@ def test_games_never_writes_and_backs_up_consistently(
 # --- item 9: replay load of several games --------------------------------------------
 
 
-def test_replay_load_stores_each_game_one_main_loop_job_each(tmp_path: Path) -> None:
+class _StoringThreads:
+    """Records the thread of each ``Store.new_game`` of a device's journal."""
+
+    def __init__(self, device: Device) -> None:
+        self.threads: list[str] = []
+        store = device.referee.store
+        new_game = store.new_game
+
+        def spy(lines: Any = (), **options: Any) -> int:
+            self.threads.append(threading.current_thread().name)
+            return new_game(lines, **options)
+
+        store.new_game = spy  # type: ignore[method-assign]
+        self.main = device.thread.name
+
+
+def test_replay_load_stores_each_game_off_the_main_loop(tmp_path: Path) -> None:
     one = FULL_GAME.read_text(encoding="utf-8")
     (dealer_line,) = [line for line in one.splitlines() if line.startswith("game ")]
     body = [line for line in one.splitlines()[1:] if line and not line.startswith("game ")]
@@ -516,29 +533,46 @@ def test_replay_load_stores_each_game_one_main_loop_job_each(tmp_path: Path) -> 
     text = "\n".join(["euchre-log 1", *(line for index in range(games) for line in
                                        [dealer_line, *body])]) + "\n"
     device = Device(tmp_path)
-    jobs: list[int] = []
-    handle = device.referee.handle
-
-    def counting(event: Any) -> None:
-        jobs.append(1)
-        handle(event)
-
-    device.referee.handle = counting  # type: ignore[method-assign]
+    storing = _StoringThreads(device)
     host = Host(device.path)
     try:
         count = len(text.splitlines())
         assert host.ask(f"replay load {count}")[0].startswith("ok replay")
-        jobs.clear()
         host.write(text.encode())
         frame = host.answer(timeout=60)
         ids = ", ".join(str(n) for n in range(2, 2 + games))
         assert frame[-2] == f"loaded as games {ids}: game {1 + games} is now the current game"
-        assert len(jobs) >= games  # one job per game: the loop (and watchdog) runs between
+        # The storing work is never the main loop's (its watchdog pings go on).
+        assert len(storing.threads) == games and storing.main not in storing.threads
         listed = host.ask("games")
         assert len(listed) == 2 + 1 + games
         for game_id in range(2, 2 + games):
             exported = host.ask(f"export {game_id}")
             assert exported[-2].startswith("winner "), exported[-3:]
+        status = json.loads(host.ask("status json")[0][3:])
+        assert (status["game_id"], status["winner"]) == (1 + games, "NS")
+    finally:
+        host.close()
+        device.close()
+
+
+def test_a_long_single_game_is_stored_off_the_main_loop(
+        tmp_path: Path) -> None:
+    """50,000 lines of one game (names set over and over): stored by the
+    reader thread, while the main loop goes on."""
+    lines = ["euchre-log 1", *(f"players N=Nora{index % 10}" for index in range(50_000)),
+             "game dealer=N"]
+    device = Device(tmp_path)
+    storing = _StoringThreads(device)
+    host = Host(device.path)
+    try:
+        assert host.ask(f"replay load {len(lines)}")[0].startswith("ok replay")
+        host.write(("\n".join(lines) + "\n").encode())
+        frame = host.answer(timeout=120)
+        assert frame[-2] == "loaded as game 2: it is now the current game"
+        assert storing.threads and storing.main not in storing.threads
+        assert len(device.journal()) == len(lines) - 1
+        assert host.ask("enter make N S")[0].startswith("ok make N S")
     finally:
         host.close()
         device.close()
