@@ -179,15 +179,24 @@ class Referee:
         merged = dict(self.config.names)
         merged.update(names)
         line = Players.from_names(merged).line()
-        self.store.set_setting("players", line)
+        self._keep_setting("players", line)
         self.config = dataclasses.replace(self.config, names=merged)
         return line
 
     def set_next_rules(self, rules: Rules) -> None:
         """House rules for the stored games to come; kept in the journal
         before it returns."""
-        self.store.set_setting("rules", SetRules(rules).line())
+        self._keep_setting("rules", SetRules(rules).line())
         self.config = dataclasses.replace(self.config, rules=rules)
+
+    def _keep_setting(self, key: str, line: str) -> None:
+        """Keep a setting durably; a journal that refuses it raises, and says so."""
+        try:
+            self.store.set_setting(key, line)
+        except JournalError as error:
+            self._journal_failed(error)
+            raise
+        self._journal_works()
 
     def _apply_kept_settings(self) -> None:
         """Names and rules set over the serial link outlive a restart: they
