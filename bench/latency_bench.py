@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for extra in (ROOT, ROOT / "tests" / "drivers", ROOT / "tests" / "firmware"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "tests"))  # support.*, after the packages (tests/drivers is tests)
 
-from driver_fakes import FakeBus  # noqa: E402  (the driver tests' recording I2C bus)
-from test_fw_app_kit import SEATS_GAME  # noqa: E402  (a whole game to 10, 74 presses)
+from support.app_kit import SEATS_GAME  # noqa: E402  (a whole game to 10, 74 presses)
+from support.driver_fakes import FakeBus  # noqa: E402  (the driver tests' recording I2C bus)
 
 from drivers import ButtonBank, PageDiffDisplay, open_oled  # noqa: E402
 from euchre_core import Team  # noqa: E402

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from drivers import HOLD, ButtonEvent, Indicators
 from euchre_core import (
     SEATS,
+    Game,
     IllegalEntry,
     LogSyntaxError,
     Phase,
@@ -101,14 +102,73 @@ class Referee:
         self._last_view: View | None = None
         self.listeners: list[Callable[[str], None]] = []
         """Called with each journal line once it is durable (the serial live feed)."""
+        self.journal_fault: str | None = None
+        """Why journal writes fail now (the card is full...), until one succeeds."""
+        self._next_probe = 0.0
+        self.notes: list[str] = []
+        """What the table should know about the journal since the start (the
+        serial link's ``status`` lists them with :meth:`notices`)."""
+        self._notice_journal(store)
+        self._apply_kept_settings()
+        self._resume()
+
+    # --- the journal's faults -------------------------------------------------
+
+    JOURNAL_PROBE_S = 5.0
+    """Seconds between retries of a failing journal while nothing is entered."""
+
+    def _notice_journal(self, store: Store) -> None:
+        """The notice (screen) and notes (link) for what the store found at open."""
         if store.moved_aside is not None:
             self.notice = (
                 "Journal unreadable",
                 ("It could not be read", "and was moved aside", "(kept, not deleted).",
                  "Starting clean."),
             )
-        self._apply_kept_settings()
-        self._resume()
+            self.notes.append(f"journal unreadable: moved aside to {store.moved_aside.name} "
+                              "(kept, not deleted); started clean")
+        if store.damage is not None:
+            damage = store.damage
+            self.notice = (
+                "Journal damaged",
+                (f"Kept aside as {damage.kept_as.name}.",
+                 f"Recovered {damage.recovered} of {damage.acknowledged} lines.",
+                 "Check the score."),
+            )
+            self.notes.append(damage.sentence())
+        elif store.unchecked is not None:
+            self.notice = ("Journal not checked", (store.unchecked + ".",))
+            self.notes.append(f"journal not checked: {store.unchecked}")
+
+    def notices(self) -> list[str]:
+        """Everything the table should know about the journal now."""
+        fault = [f"journal writes failing: {self.journal_fault}"] if self.journal_fault else []
+        return [*self.notes, *fault]
+
+    def _journal_failed(self, error: JournalError) -> str:
+        """A write the journal refused: say why (screen), keep it for status."""
+        reason = self.journal_fault = str(error)
+        self._next_probe = self.clock() + self.JOURNAL_PROBE_S
+        self._say(reason, error=True)
+        return reason
+
+    def _journal_works(self) -> None:
+        self.journal_fault = None
+
+    def retry_journal(self) -> bool:
+        """While writes fail, try one (the flow position) every
+        :attr:`JOURNAL_PROBE_S`; True once it works again."""
+        if self.journal_fault is None or self.clock() < self._next_probe:
+            return False
+        self._next_probe = self.clock() + self.JOURNAL_PROBE_S
+        try:
+            self.store.probe(self.game_id, self.state.dumps())
+        except JournalError as error:
+            self.journal_fault = str(error)
+            return False
+        self.journal_fault = None
+        self._say("The journal works again: entries are kept", error=False)
+        return True
 
     # --- settings for the games to come --------------------------------------
 
@@ -119,15 +179,24 @@ class Referee:
         merged = dict(self.config.names)
         merged.update(names)
         line = Players.from_names(merged).line()
-        self.store.set_setting("players", line)
+        self._keep_setting("players", line)
         self.config = dataclasses.replace(self.config, names=merged)
         return line
 
     def set_next_rules(self, rules: Rules) -> None:
         """House rules for the stored games to come; kept in the journal
         before it returns."""
-        self.store.set_setting("rules", SetRules(rules).line())
+        self._keep_setting("rules", SetRules(rules).line())
         self.config = dataclasses.replace(self.config, rules=rules)
+
+    def _keep_setting(self, key: str, line: str) -> None:
+        """Keep a setting durably; a journal that refuses it raises, and says so."""
+        try:
+            self.store.set_setting(key, line)
+        except JournalError as error:
+            self._journal_failed(error)
+            raise
+        self._journal_works()
 
     def _apply_kept_settings(self) -> None:
         """Names and rules set over the serial link outlive a restart: they
@@ -159,6 +228,7 @@ class Referee:
                 self.game = self.store.load(game_id)
             except JournalError as error:
                 self.notice = ("Game not resumed", (str(error)[:60], "Starting a new game."))
+                self.notes.append(f"game not resumed: {error}; a new game was started")
             else:
                 self.game_id = game_id
                 self.base_entries = self._count_setup(self.store.lines(game_id))
@@ -298,8 +368,19 @@ class Referee:
     def load_game(self, entries: Sequence[str]) -> int:
         """Store a checked log's entries as a new game and make it the current
         one, exactly as it would be resumed after a reboot; returns its id."""
-        game_id = self.store.new_game(list(entries))
-        self._resume()  # the newest stored game
+        return self.adopt_game(self.store.new_game(list(entries)), entries)
+
+    def adopt_game(self, game_id: int, entries: Sequence[str],
+                   replayed: Game | None = None) -> int:
+        """Make stored game ``game_id`` (whose lines are ``entries``) the
+        current one.  ``replayed``: those lines already replayed (off the main
+        loop: a long log), taken as the game instead of replaying them here."""
+        if replayed is not None and self.store.latest() == game_id:
+            self.game, self.game_id = replayed, game_id
+            self.base_entries = self._count_setup(list(entries))
+            self.state = FlowState(entries=len(replayed.entries))
+        else:
+            self._resume()  # the newest stored game
         if self.game_id != game_id:  # pragma: no cover - the journal refused it
             raise JournalError(f"game {game_id} was stored but did not load")
         self.result = None
@@ -311,17 +392,21 @@ class Referee:
         """Check, journal (durably), then apply one entry.  Returns the reason
         it was refused (also shown), or None once it is durable and applied."""
         game = self.game
-        if game.phase is Phase.GAME_OVER and isinstance(entry, NewGame):
-            self._new_stored_game()
-            game = self.game
-        reason = game.check(entry)
-        if reason is not None:
-            self._say(reason, error=True)
-            return reason
-        results = len(game.results)
-        line = entry.line()
-        fresh = FlowState(entries=len(game.entries) + 1)
-        self.store.append(self.game_id, line, flow=fresh.dumps())
+        try:
+            if game.phase is Phase.GAME_OVER and isinstance(entry, NewGame):
+                self._new_stored_game()
+                game = self.game
+            reason = game.check(entry)
+            if reason is not None:
+                self._say(reason, error=True)
+                return reason
+            results = len(game.results)
+            line = entry.line()
+            fresh = FlowState(entries=len(game.entries) + 1)
+            self.store.append(self.game_id, line, flow=fresh.dumps())
+        except JournalError as error:
+            return self._journal_failed(error)
+        self._journal_works()
         game.push(entry)
         self.state = fresh
         if len(game.results) > results:
@@ -346,7 +431,11 @@ class Referee:
             self._say(reason, error=True)
             return reason
         fresh = FlowState(entries=len(self.game.entries) - 1)
-        self.store.append(self.game_id, "undo", flow=fresh.dumps())
+        try:
+            self.store.append(self.game_id, "undo", flow=fresh.dumps())
+        except JournalError as error:
+            return self._journal_failed(error)
+        self._journal_works()
         removed = self.game.undo()
         self.state = fresh
         self.result = None
@@ -360,7 +449,12 @@ class Referee:
 
     def _save_flow(self) -> None:
         self.state.entries = len(self.game.entries)
-        self.store.save_flow(self.game_id, self.state.dumps())
+        try:
+            self.store.save_flow(self.game_id, self.state.dumps())
+        except JournalError as error:
+            self._journal_failed(error)  # the selection stays on the screen, not kept
+        else:
+            self._journal_works()
 
     def _say(self, text: str, *, error: bool) -> None:
         self.message = text
@@ -484,6 +578,7 @@ class Referee:
                     self.handle(event)
                 except IllegalEntry as error:  # pragma: no cover - enter() checks first
                     self._say(str(error), error=True)
+            self.retry_journal()
             self.refresh()
             if on_loop is not None:
                 on_loop()

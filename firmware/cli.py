@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -63,15 +64,32 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
-    """List the games kept in a state directory, or export one as a log."""
-    from .store import JournalError, Store
+    """List the games kept in a state directory, export one as a log, or back
+    the journal up.  Read-only: it never writes, checkpoints or moves the
+    journal, so it is safe while the referee runs."""
+    from .store import JOURNAL_NAME, JournalError, Store
 
     state_dir = Path(args.state_dir)
-    if not (state_dir / "journal.sqlite3").exists():
+    if not (state_dir / JOURNAL_NAME).exists():
         print(f"euchre-referee: no journal in {state_dir}", file=sys.stderr)
         return EXIT_USAGE
-    store = Store(state_dir)
     try:
+        store = Store(state_dir, readonly=True)
+    except JournalError as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    for problem in (store.damage.sentence() if store.damage else None, store.unchecked):
+        if problem:
+            print(f"euchre-referee: warning: {problem}", file=sys.stderr)
+    try:
+        if args.backup is not None:
+            try:
+                count = store.backup(Path(args.backup))
+            except (OSError, sqlite3.Error) as error:
+                print(f"euchre-referee: --backup {args.backup}: {error}", file=sys.stderr)
+                return EXIT_USAGE
+            print(f"{args.backup}: {count} lines of {len(store.games())} games", file=sys.stderr)
+            return EXIT_OK
         if args.export is None:
             for info in store.games():
                 try:
@@ -125,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
                               help="print game ID as a log (no ID: the newest)")
     games_parser.add_argument("--raw", action="store_true",
                               help="with --export: the lines as entered, undos included")
+    games_parser.add_argument("--backup", metavar="FILE",
+                              help="copy the whole journal, consistently, into the one file "
+                              "FILE (SQLite's backup API; safe while the referee runs)")
     games_parser.set_defaults(run=_cmd_games)
     for wing in (pi, emulator, link):
         wing.register(commands)

@@ -32,8 +32,8 @@ from drivers import PRESS, ButtonEvent
 
 from ..app import Referee
 from ..config import Config, ConfigError, load_config
-from ..exits import EXIT_OK, EXIT_USAGE
-from ..store import Store
+from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from ..store import JournalError, Store
 from .terminal import (
     SCREEN_ENTER,
     SCREEN_LEAVE,
@@ -177,6 +177,9 @@ def emulate(args: argparse.Namespace) -> int:
     except (ConfigError, FontsMissing) as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except JournalError as error:  # a read-only or full card, another referee...
+        print(f"euchre-referee: journal not opened: {error}", file=sys.stderr)
+        return EXIT_INVALID
     # Services sharing the queue (the serial link on a pseudo-terminal) start here.
     # The serial link (firmware.link.service) on a pseudo-terminal, --pty-link.
     from ..link.service import SerialService

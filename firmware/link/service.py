@@ -44,9 +44,10 @@ from euchre_core import (
     replay,
 )
 from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck, parse_event
-from euchre_core.log import strip_line
+from euchre_core.log import HEADER, strip_line
 
 from ..app import Referee
+from ..store import JournalError, games_of
 from ..summary import summary_json, summary_text
 from .protocol import (
     CANCEL,
@@ -129,7 +130,15 @@ def status_of(referee: Referee) -> dict[str, Any]:
         "expected_kind": game.expected_kind,
         "winner": str(game.winner) if game.winner is not None else None,
         "names": {str(seat): game.name(seat) for seat in SEATS},
+        **_notices_of(referee),
     }
+
+
+def _notices_of(referee: Referee) -> dict[str, list[str]]:
+    """``notices``: what the table should know about the journal (moved aside,
+    damaged, a game not resumed, writes failing); left out when nothing."""
+    notices = referee.notices()
+    return {"notices": notices} if notices else {}
 
 
 def _status_lines(status: dict[str, Any]) -> list[str]:
@@ -157,6 +166,7 @@ def _status_lines(status: dict[str, Any]) -> list[str]:
         f"expected={status['expected_kind']}: {status['expected']}",
         f"winner={status['winner'] or '-'}",
         "players=" + " ".join(f"{seat}={name}" for seat, name in names.items()),
+        *(f"notice={notice}" for notice in status.get("notices", [])),
     ]
 
 
@@ -303,8 +313,8 @@ class RefereeProtocol(LineProtocol):
                 self._replay_line(line)
             else:
                 self._request(line)
-        except Busy as error:
-            self.error(str(error))
+        except (Busy, JournalError) as error:
+            self.error(str(error))  # "the card is full: nothing new can be kept"
         except Exception as error:  # a bug or a failing journal: say so, keep serving
             self.error(f"internal: {type(error).__name__}: {error}")
 
@@ -441,12 +451,34 @@ class RefereeProtocol(LineProtocol):
             lines.extend(summary_text(REPLAY_SOURCE, result).splitlines())
         if state.load:
             if valid:
-                entries = [entry.line() for entry in result.game.entries]
-                game_id = self.call(lambda referee: referee.load_game(entries))
-                lines.append(f"loaded as game {game_id}: it is now the current game")
+                lines.append(self._load_games(result))
             else:
                 lines.append("not loaded: the log is invalid")
         self.framed(lines, "valid" if valid else "invalid")
+
+    def _load_games(self, result: Replay) -> str:
+        """Store each game of a valid log, the last as the current game.  The
+        storing and replaying are done here, on the reader thread, with the
+        journal's own connection for it (``off_loop``): a log of 100,000
+        lines never holds the main loop (the buttons, the screen and its
+        watchdog pings), whose one job is to take the stored game as the
+        current one."""
+        games = games_of(result.game)
+        store = self.call(lambda referee: referee.store)
+        ids: list[int] = []
+        try:
+            for lines in games:
+                ids.append(store.new_game(lines, off_loop=True))
+        except JournalError as error:
+            kept = f"games {', '.join(map(str, ids))} were stored; then " if ids else ""
+            return f"not loaded: {kept}{error}"
+        last = games[-1]
+        replayed = replay("\n".join([HEADER, *last]) + "\n").game
+        self.call(lambda referee: referee.adopt_game(ids[-1], last, replayed))
+        if len(ids) == 1:
+            return f"loaded as game {ids[0]}: it is now the current game"
+        return (f"loaded as games {', '.join(map(str, ids))}: game {ids[-1]} is now the "
+                "current game")
 
     def _export(self, args: str) -> None:
         if args and not args.isdigit():

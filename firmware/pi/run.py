@@ -9,10 +9,12 @@ Faults at the table keep the referee scoring: a display that is missing at
 boot or stops answering is retried (:class:`drivers.RetryingDisplay`, and
 ``Referee.refresh`` retries a failed frame on the next pass) and shows the
 state when it is back; a serial port that cannot be opened is reported in the
-log and the buttons go on working.  Only a journal that cannot be opened at
-all (locked, read-only, I/O errors: see :class:`~firmware.store.Store`) stops
-the start: it is said on the screen and the process exits non-zero, so
-systemd starts it again.
+log and the buttons go on working.  A journal that cannot be opened (a
+read-only or full card, another referee on the state directory: see
+:class:`~firmware.store.Store`) is said in one line in the log and on the
+screen, and the referee stays up trying again every
+:data:`JOURNAL_RETRY_S` seconds (pinging the watchdog) until it opens or the
+referee is stopped: no restart loop.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ import argparse
 import queue
 import signal
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..app import FrameSink, Inbox, Referee
 from ..config import Config
-from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from ..exits import EXIT_OK, EXIT_USAGE
 from ..store import JournalError, Store
 from .systemd import Notifier
 
@@ -103,26 +107,45 @@ def run_command(args: argparse.Namespace) -> int:
     return run(config)
 
 
+JOURNAL_RETRY_S = 5.0
+"""Seconds between attempts to open a journal that could not be opened."""
+
+
+def open_journal(state_dir: Path, display: FrameSink, notifier: Notifier,
+                 stopping: Callable[[], bool], *, retry_s: float = JOURNAL_RETRY_S,
+                 sleep: Callable[[float], None] = time.sleep) -> Store | None:
+    """The journal, once it opens; None if stopped first.  While it cannot be
+    opened the cause is logged once (again when it changes), shown on the
+    display, reported to systemd (READY with that STATUS, so the unit is not
+    restarted over and over) and the watchdog is pinged between attempts."""
+    said = ""
+    while True:
+        try:
+            return Store(state_dir)
+        except JournalError as error:
+            cause = str(error)
+        if cause != said:
+            print(f"euchre-referee: journal not opened: {cause}; trying again every "
+                  f"{retry_s:g} s", file=sys.stderr, flush=True)
+            show_notice(display, "Journal not opened", (cause, "Trying again..."))
+            if not said:
+                notifier.ready()
+            notifier.status(f"journal not opened: {cause}")
+            said = cause
+        waited = 0.0
+        while waited < retry_s:
+            if stopping():
+                return None
+            notifier.watchdog()
+            step = min(0.5, retry_s - waited)
+            sleep(step)
+            waited += step
+
+
 def run(config: Config) -> int:
     """Run the referee until SIGTERM/SIGINT."""
     events: Inbox = queue.Queue()
     buttons, display, indicators = build_hardware(config, events)
-    try:
-        store = Store(Path(config.state_dir))
-    except JournalError as error:
-        print(f"euchre-referee: journal not opened: {error}", file=sys.stderr)
-        show_notice(display, "Journal not opened", (str(error)[-60:], "Retrying..."))
-        buttons.close()
-        display.close()
-        if indicators is not None:
-            indicators.close()
-        return EXIT_INVALID  # systemd starts it again
-    if store.moved_aside is not None:
-        print(f"euchre-referee: unreadable journal moved aside to {store.moved_aside}",
-              file=sys.stderr)
-    referee = Referee(config, store, display=display, indicators=indicators)
-    if indicators is not None:
-        indicators.status(True)
     stopping = False
 
     def stop(signum: int, frame: Any) -> None:
@@ -132,6 +155,21 @@ def run(config: Config) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     notifier = Notifier.from_environment()
+    store = open_journal(Path(config.state_dir), display, notifier, lambda: stopping)
+    if store is None:
+        notifier.stopping()
+        buttons.close()
+        display.close()
+        if indicators is not None:
+            indicators.close()
+        notifier.close()
+        print("euchre-referee: stopped", file=sys.stderr)
+        return EXIT_OK
+    referee = Referee(config, store, display=display, indicators=indicators)
+    for note in referee.notes:
+        print(f"euchre-referee: {note}", file=sys.stderr)
+    if indicators is not None:
+        indicators.status(True)
     serial_service = None
     try:
         if config.serial_port:

@@ -28,6 +28,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -237,11 +239,20 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
     return figures
 
 
-def test_sigkill_at_random_moments_loses_no_acknowledged_entry(tmp_path: Path) -> None:
+@contextmanager
+def seed_on_failure(**settings: int) -> Iterator[None]:
+    """Any failure inside (an assertion, an error from sqlite3, a timeout)
+    is reported with the settings that replay it."""
     try:
+        yield
+    except Exception as error:
+        given = " ".join(f"{key}={value}" for key, value in settings.items())
+        raise AssertionError(f"{given}: {type(error).__name__}: {error}") from error
+
+
+def test_sigkill_at_random_moments_loses_no_acknowledged_entry(tmp_path: Path) -> None:
+    with seed_on_failure(CRASH_SEED=SEED, CRASH_KILLS=KILLS):
         figures = run_crash_test(tmp_path / "state", KILLS, SEED)
-    except AssertionError as error:
-        raise AssertionError(f"CRASH_SEED={SEED} CRASH_KILLS={KILLS}: {error}") from error
     report = {"seed": SEED, **asdict(figures)}
     print("\ncrash test:", json.dumps(report))
     if os.environ.get("CRASH_REPORT"):
@@ -259,7 +270,11 @@ def test_sigkill_at_random_moments_loses_no_acknowledged_entry(tmp_path: Path) -
 def test_sigkill_of_a_fresh_interpreter(tmp_path: Path, kills: int) -> None:
     """The plain mode: ``python crash_child.py STATE_DIR`` as a new process
     each time (imports included), killed while it boots or works."""
-    state_dir = tmp_path / "state"
+    with seed_on_failure(CRASH_SEED=SEED):
+        _fresh_interpreters(tmp_path / "state", kills)
+
+
+def _fresh_interpreters(state_dir: Path, kills: int) -> None:
     rng = random.Random(SEED)
     setup = setup_lines(make_config(state_dir))
     model = Model(setup)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.crash_child import Model, make_config, open_referee, setup_lines, stored_games
+from support.journal_kit import rechain
 
 from euchre_core import SEATS, Phase, Seat, replay
 from euchre_core.events import NewGame
@@ -222,6 +223,7 @@ def test_a_line_that_is_not_utf8_is_a_line_that_does_not_replay(tmp_path: Path) 
     db.execute("UPDATE lines SET text=CAST(x'ff41' AS TEXT) WHERE seq=2")
     db.commit()
     db.close()
+    rechain(tmp_path)  # as if stored so: the journal's CRCs would catch the edit
     referee = open_referee(tmp_path)
     assert referee.view().kind == "notice" and referee.view().title == "Game not resumed"
     assert referee.store.lines(bad_id)[2] == "\ufffdA"  # readable, kept, not raised

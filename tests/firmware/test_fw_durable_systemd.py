@@ -226,13 +226,29 @@ def test_euchre_referee_run_as_systemd_starts_it(tmp_path: Path, systemd_socket:
     assert (tmp_path / "state" / "journal.sqlite3").exists()
 
 
-def test_euchre_referee_run_with_a_journal_it_cannot_open_exits_nonzero(
+def test_euchre_referee_run_with_a_journal_it_cannot_open_stays_up_and_says_why(
         tmp_path: Path, systemd_socket: Any) -> None:
+    """No restart loop (issue 10): it says the cause once, in one line, tells
+    systemd (READY with the cause as STATUS), pings the watchdog while it
+    tries again, and stops cleanly on SIGTERM."""
     (tmp_path / "state" / "journal.sqlite3").mkdir(parents=True)
     process = _run_referee(tmp_path, systemd_socket.path)
-    out, err = process.communicate(timeout=30)
-    assert process.returncode == 1, err
-    assert "journal not opened" in err
+    try:
+        messages = systemd_socket.receive(
+            lambda m: "READY=1" in "\n".join(m) and count(m, "WATCHDOG=1") >= 3, timeout=30)
+        assert any("STATUS=journal not opened: " in m for m in messages), messages
+        assert count(messages, "WATCHDOG=1") >= 3
+        assert process.poll() is None  # still up, trying again
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    said = [line for line in err.splitlines() if "journal not opened" in line]
+    assert len(said) == 1 and "is a directory, not a journal" in said[0], err
+    assert "Traceback" not in err
     assert (tmp_path / "state" / "journal.sqlite3").is_dir()  # not moved aside
 
 

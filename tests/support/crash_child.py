@@ -103,10 +103,16 @@ class Model:
 
 
 def stored_games(state_dir: Path) -> list[tuple[int, list[str]]]:
-    """Every stored game's lines, read with plain sqlite3 (never moves anything)."""
+    """Every stored game's lines, read with plain sqlite3 through a read-only
+    connection (it never checkpoints, deletes or moves anything); [] when
+    there is no journal yet (a kill before the first start made it)."""
     import sqlite3
 
-    db = sqlite3.connect(Path(state_dir) / "journal.sqlite3")
+    path = Path(state_dir) / "journal.sqlite3"
+    if not path.is_file():
+        return []
+    immutable = "" if Path(str(path) + "-wal").exists() else "&immutable=1"  # makes no -wal
+    db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro" + immutable, uri=True)
     try:
         (check,) = db.execute("PRAGMA quick_check").fetchone()
         assert check == "ok", check
