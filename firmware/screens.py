@@ -22,8 +22,9 @@ from .fonts import STRIKES, Fonts, load_fonts
 from .view import Choice, View, suit_symbol, suit_word
 
 __all__ = [
-    "HEIGHT", "HOUSE_MARK", "WIDTH", "cap_height", "cap_offset", "fit", "key_label",
-    "menu_window", "message_lines", "page_lines", "render", "wrap", "wrap_lines",
+    "HEIGHT", "HOUSE_MARK", "MESSAGE_ROWS", "WIDTH", "cap_height", "cap_offset", "fit", "key_label",
+    "menu_window", "message_lines", "page_lines", "pages", "render", "talk_lines", "wrap",
+    "wrap_lines",
 ]
 
 WIDTH: Final = 128
@@ -394,18 +395,21 @@ def _selection_line(canvas: _Canvas, view: View, cap_top: int) -> None:
     canvas.text(x, cap_top, _fit_name(view.maker or "", suffix, small, WIDTH - x))
 
 
-def _talk_lines(view: View, small: Font, rows: int) -> list[str]:
-    """The prompt then what OK does, whole, in as few of ``rows`` lines as
-    they fit: each from a line of its own when there is room, else run on."""
+def talk_lines(view: View, small: Font, rows: int, state_rows: int = 2) -> list[str]:
+    """The prompt then what OK does, whole (each word kept), in as few of
+    ``rows`` lines as they fit while leaving ``state_rows`` (then fewer) for
+    the rest: each from a line of its own when there is room, else run on.
+    Text that cannot fit the rows at all ends with "…" (never for the app's
+    texts: tested)."""
     prompt, hint = view.prompt, "" if view.choices else view.ok_hint
     apart = wrap(prompt, small, WIDTH - 1, 99) + (wrap(hint, small, WIDTH - 1, 99) if hint else [])
     joined = wrap(f"{prompt} {hint}".strip(), small, WIDTH - 1, 99)
-    for state_rows in (2, 1):
-        if len(apart) + state_rows <= rows:
+    for spare in range(state_rows, -1, -1):
+        if len(apart) + spare <= rows:
             return apart
-        if len(joined) + state_rows <= rows:
+        if len(joined) + spare <= rows:
             return joined
-    return joined[: rows - 1] if len(joined) > rows - 1 else joined
+    return wrap(f"{prompt} {hint}".strip(), small, WIDTH - 1, rows)
 
 
 def _table(canvas: _Canvas, view: View) -> None:
@@ -421,7 +425,7 @@ def _table(canvas: _Canvas, view: View) -> None:
     if view.choices:  # the cursor layout: the choice under the cursor takes the last line
         _selector(canvas, view, top=_SELECTOR_TOP)
         caps = [cap - 1 for cap in caps[:-1]]
-    talk = _talk_lines(view, small, len(caps))
+    talk = talk_lines(view, small, len(caps), state_rows=min(2, len(caps) - 1))
     state_rows = len(caps) - len(talk)
     for cap_top, line in zip(caps[state_rows:], talk):
         canvas.text(0, cap_top, line)
@@ -430,10 +434,12 @@ def _table(canvas: _Canvas, view: View) -> None:
         if state_rows > 1:
             _lead_line(canvas, view, caps[1])
         return
+    if state_rows == 0:
+        return
     second = "select" if view.maker else ("last" if view.last_hand else "")
     bidding_rows = state_rows - (1 if second else 0)
-    if bidding_rows == 0:  # one line: what was picked beats the bidding so far
-        bidding_rows, second = (0, second) if second == "select" else (1, "")
+    if bidding_rows == 0 and second == "last":  # one line: the bidding beats the last hand
+        bidding_rows, second = 1, ""
     bidding = wrap(_bidding_text(view), small, WIDTH - 1, bidding_rows) if bidding_rows else []
     for cap_top, line in zip(caps, bidding):
         canvas.text(0, cap_top, line)
@@ -472,17 +478,16 @@ def _welcome(canvas: _Canvas, view: View) -> None:
         options = (f"{info}, {view.dealer} deals", f"To {view.target}, {view.dealer} deals")
         info = next((o for o in options if _width(fonts.small, o) <= WIDTH - 2), None) or fit(
             f"{view.dealer} deals", fonts.small, WIDTH - 2)
-    canvas.text_center(18, info)
-    canvas.hline(29, dotted=True)
     caps = [32, 42, 52]
-    if view.choices:
+    if view.choices:  # the selector takes the bottom line; a long prompt takes the info's
         _selector(canvas, view, top=_SELECTOR_TOP)
         caps = [32, 42]
-    hint = "" if view.choices else view.ok_hint
-    lines = wrap(view.prompt, fonts.small, WIDTH - 2, len(caps) - (1 if hint else 0))
-    if hint:
-        lines += wrap(hint, fonts.small, WIDTH - 2, len(caps) - len(lines))
-    for cap_top, line in zip(caps, lines):
+        if len(talk_lines(view, fonts.small, 99, state_rows=0)) > 2:
+            caps, info = [18, 29, 40], ""
+    if info:
+        canvas.text_center(18, info)
+        canvas.hline(29, dotted=True)
+    for cap_top, line in zip(caps, talk_lines(view, fonts.small, len(caps), state_rows=0)):
         canvas.text(1, cap_top, line)
 
 
@@ -620,35 +625,48 @@ _PAGE_ROWS: Final = 5
 _PAGE_TOP: Final = 13
 
 
+def pages(view: View, fonts: Fonts) -> list[list[str]]:
+    """A text page's lines (``help``, ``notice``, ``rules``, ``hands``) in
+    pages of five: each of ``view.lines`` word-wrapped whole, an item kept on
+    one page unless it is longer than a page.  Nothing is cut."""
+    width = WIDTH - 2
+    items = [wrap(item, fonts.small, width, 99) for item in view.lines if item.strip()]
+    if sum(len(item) for item in items) > _PAGE_ROWS:  # room for the scroll bar
+        width = WIDTH - 6
+        items = [wrap(item, fonts.small, width, 99) for item in view.lines if item.strip()]
+    out: list[list[str]] = [[]]
+    for item in items:
+        if out[-1] and len(out[-1]) + len(item) > _PAGE_ROWS:
+            out.append([])
+        for line in item:
+            if len(out[-1]) == _PAGE_ROWS:
+                out.append([])
+            out[-1].append(line)
+    return out
+
+
 def page_lines(view: View, fonts: Fonts) -> list[str]:
-    """Every line of a text page (``help``, ``notice``, ``rules``, ``hands``),
-    each of ``view.lines`` word-wrapped whole: nothing is cut."""
-    width = WIDTH - 2 - (4 if _page_scrolls(view, fonts) else 0)
-    return [line for item in view.lines if item.strip()
-            for line in wrap(item, fonts.small, width, 99)]
-
-
-def _page_scrolls(view: View, fonts: Fonts) -> bool:
-    items = [item for item in view.lines if item.strip()]
-    return sum(len(wrap(item, fonts.small, WIDTH - 2, 99)) for item in items) > _PAGE_ROWS
+    """Every line of a text page, all pages together."""
+    return [line for page in pages(view, fonts) for line in page]
 
 
 def _text_page(canvas: _Canvas, view: View, mark: str) -> None:
     """A title bar and five lines; every line is wrapped whole.  When there
-    are more, they are pages of five: ``view.cursor`` is the page shown, the
-    bar says which (``2/3``) and a scroll bar on the right shows where."""
-    fonts = canvas.fonts
-    lines = page_lines(view, fonts)
-    count = len(lines)
-    pages = (count + _PAGE_ROWS - 1) // _PAGE_ROWS
-    page = max(0, min(view.cursor, pages - 1))
-    first = page * _PAGE_ROWS
-    position = f"{page + 1}/{pages}" if pages > 1 else ""
+    are more, they are pages: ``view.cursor`` is the page shown, the bar says
+    which (``2/3``, when the title leaves room) and a scroll bar on the right
+    shows where."""
+    small = canvas.fonts.small
+    book = pages(view, canvas.fonts)
+    page = max(0, min(view.cursor, len(book) - 1))
+    position = f"{page + 1}/{len(book)}" if len(book) > 1 else ""
+    room = WIDTH - 4 - _flag_room(view) - 2 * _CHAR_W - _width(small, position) - _CHAR_W
+    if _width(small, view.title) > room:
+        position = ""
     _title_bar(canvas, view, view.title, mark, right=position)
-    for i, line in enumerate(lines[first:first + _PAGE_ROWS]):
+    for i, line in enumerate(book[page]):
         canvas.text(1, _PAGE_TOP + i * _PITCH, line)
-    if count > _PAGE_ROWS:
-        _scroll_bar(canvas, first, count, _PAGE_ROWS, _PAGE_TOP - 1)
+    if len(book) > 1:
+        _scroll_bar(canvas, page, len(book), 1, _PAGE_TOP - 1)
 
 
 def _scroll_bar(canvas: _Canvas, first: int, count: int, rows: int, top: int) -> None:
@@ -681,9 +699,19 @@ def _hands(canvas: _Canvas, view: View) -> None:
 _MESSAGE_MARGIN: Final = 10  # px of the box's frame and padding, both sides together
 
 
-def message_lines(message: str, fonts: Fonts) -> list[str]:
-    """``message`` word-wrapped whole to the message box's width."""
-    return wrap(message, fonts.small, WIDTH - _MESSAGE_MARGIN, 99)
+MESSAGE_ROWS: Final = 6
+"""Lines a message may take (the whole screen); the app's messages fit (tested)."""
+
+
+def message_lines(message: str, fonts: Fonts, *, full_screen: bool = False) -> list[str]:
+    """``message`` word-wrapped whole to the message box's width (the
+    screen's, less 2 px, when it takes the whole screen); past
+    :data:`MESSAGE_ROWS` lines the last ends with "…"."""
+    width = WIDTH - 2 if full_screen else WIDTH - _MESSAGE_MARGIN
+    lines = wrap(message, fonts.small, width, 99)
+    if len(lines) > MESSAGE_ROWS and not full_screen:
+        return message_lines(message, fonts, full_screen=True)
+    return wrap(message, fonts.small, width, MESSAGE_ROWS)
 
 
 def _message(canvas: _Canvas, view: View, keep_top: int) -> None:
@@ -694,15 +722,13 @@ def _message(canvas: _Canvas, view: View, keep_top: int) -> None:
     no half-covered text shows around the box.  A message too long for the
     room below takes the whole screen (six lines).
     """
-    small = canvas.fonts.small
     error = view.message_is_error
     lines = message_lines(view.message or "", canvas.fonts)
-    if len(lines) * _PITCH + 4 > HEIGHT - keep_top:
-        keep_top = 0
-    if len(lines) * _PITCH + 4 > HEIGHT:  # never for a message the app makes (tested)
-        lines = wrap(view.message or "", small, WIDTH - _MESSAGE_MARGIN, HEIGHT // _PITCH)
-    box_h = min(HEIGHT - keep_top, len(lines) * _PITCH + 7)
     x0, x1 = 1, WIDTH - 2
+    if len(lines) * _PITCH + 7 > HEIGHT - keep_top:  # the whole screen, edge to edge
+        keep_top, x0, x1 = 0, 0, WIDTH - 1
+        lines = message_lines(view.message or "", canvas.fonts, full_screen=True)
+    box_h = min(HEIGHT - keep_top, len(lines) * _PITCH + 7)
     y0 = keep_top + (HEIGHT - keep_top - box_h) // 2
     y1 = y0 + box_h - 1
     draw = canvas.draw

@@ -34,6 +34,10 @@ from PIL import Image, ImageDraw
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the tests' one FakeClock, and the hand-built views
+
+from support.clock import FakeClock  # noqa: E402
+from support.screen_views import HAND_BUILT  # noqa: E402
 
 from euchre_core import Phase, Rules, Seat, Team  # noqa: E402
 from firmware.app import Referee  # noqa: E402
@@ -45,6 +49,8 @@ from firmware.view import View  # noqa: E402
 
 DOCS_DIR = REPO / "docs" / "screens"
 GOLDEN_DIR = REPO / "tests" / "firmware" / "golden"
+"""The real screens' golden images; the hand-built views' are in ``views/`` below it."""
+VIEWS_GOLDEN_DIR = GOLDEN_DIR / "views"
 REGENERATE = "python scripts/render_screens.py --golden"
 """The one command that redraws both (the golden test names it when it fails)."""
 
@@ -52,22 +58,11 @@ NAMES = {Seat.N: "Ragnar", Seat.E: "Sigríður", Seat.S: "Anna", Seat.W: "Þórh
 NEW_FIELDS = ("ok_hint", "bidding", "last_hand", "house_rules", "lone_defender")
 
 
-class SceneClock:
-    """A clock that stands still unless moved, so messages and results stay
-    on screen while a scene is captured."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @contextmanager
 def referee(layout: str = "seats", rules: Rules | None = None
-            ) -> Iterator[tuple[Referee, SceneClock]]:
+            ) -> Iterator[tuple[Referee, FakeClock]]:
     """A fresh referee with the scenes' names, its journal in a temporary directory."""
-    clock = SceneClock()
+    clock = FakeClock()
     with tempfile.TemporaryDirectory() as state:
         config = Config(state_dir=Path(state), layout=layout,  # type: ignore[arg-type]
                         names=dict(NAMES), rules=rules or Rules())
@@ -78,10 +73,10 @@ def referee(layout: str = "seats", rules: Rules | None = None
             app.store.close()
 
 
-def press(app: Referee, clock: SceneClock, *buttons: str) -> None:
+def press(app: Referee, clock: FakeClock, *buttons: str) -> None:
     """Tap ``buttons`` one by one, each after any message or result has gone."""
     for button in buttons:
-        clock.now += 10
+        clock.advance(10)
         app.press(button)
 
 
@@ -173,12 +168,12 @@ def seats_game() -> dict[str, Shot]:
         shots["confirm"] = shot(app)
         press(app, clock, "OK")
         shots["table"] = shot(app)
-        clock.now += 10
+        clock.advance(10)
         app.press("W")  # Þórhildur sits out: refused, in words
         shots["refused"] = shot(app)
         press(app, clock, "E", "E", "OK")
         shots["claim"] = shot(app)
-        clock.now += 10
+        clock.advance(10)
         app.press("E")  # the makers took the rest
         shots["result"] = shot(app)
         press(app, clock, "HELP")
@@ -200,7 +195,7 @@ def seats_game() -> dict[str, Shot]:
         press(app, clock, "UNDO", "UNDO", "UNDO", "UNDO", "UNDO", "UNDO")
         while app.game.winner is None:  # Anna makes clubs and marches, hand after hand
             press(app, clock, "S", "CLUBS", "OK", "S", "S", "S", "S", "S")
-        clock.now += 10
+        clock.advance(10)
         shots["winner"] = shot(app)
     return shots
 
@@ -230,7 +225,7 @@ def cursor_game() -> dict[str, Shot]:
 
 def journal_moved_aside() -> dict[str, Shot]:
     """A journal damaged after a power cut: set aside, and the table told."""
-    clock = SceneClock()
+    clock = FakeClock()
     with tempfile.TemporaryDirectory() as state:
         (Path(state) / "journal.sqlite3").write_bytes(b"not a database, after a power cut" * 40)
         app = Referee(Config(state_dir=Path(state), names=dict(NAMES)), Store(Path(state)),
@@ -293,27 +288,36 @@ def contact_sheet(tiles: list[tuple[str, Image.Image]]) -> Image.Image:
     return sheet
 
 
+def write_golden(frames: dict[str, Image.Image], folder: Path) -> None:
+    """``folder/NAME.png`` for each frame, and no other PNG left there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    for name, frame in frames.items():
+        frame.save(folder / f"{name}.png")
+    print(f"{folder}: {len(frames)} golden images")
+
+
 def main(argv: list[str]) -> int:
     golden = "--golden" in argv
     args = [arg for arg in argv if arg != "--golden"]
     out = Path(args[0]) if args else DOCS_DIR
     out.mkdir(parents=True, exist_ok=True)
+    if out == DOCS_DIR:  # no picture of a screen that is gone
+        for old in out.glob("*.png"):
+            old.unlink()
     tiles: list[tuple[str, Image.Image]] = []
     frames = {name: render(view) for name, view in scene_views().items()}
-    if golden:
-        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
-        for old in GOLDEN_DIR.glob("*.png"):
-            old.unlink()
     for name, frame in frames.items():
         tile = oled(frame)
         tile.save(out / f"{name}.png")
         tiles.append((name, tile))
-        print(out / f"{name}.png")
-        if golden:
-            frame.save(GOLDEN_DIR / f"{name}.png")
-            print(GOLDEN_DIR / f"{name}.png")
     contact_sheet(tiles).save(out / "all.png")
-    print(out / "all.png")
+    print(f"{out}: {len(tiles)} screens and all.png")
+    if golden:
+        write_golden(frames, GOLDEN_DIR)
+        write_golden({name: render(view) for name, view in HAND_BUILT.items()},
+                     VIEWS_GOLDEN_DIR)
     return 0
 
 
