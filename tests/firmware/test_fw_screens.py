@@ -595,3 +595,21 @@ def test_the_emulator_refuses_players_the_screen_cannot_draw() -> None:
         emulator_config(args)
     assert str(info.value) == ("--players: E's name must be letters the screen can draw, "
                                "not '🂡' (playing card ace of spades: no glyph)")
+
+
+def test_the_serial_link_refuses_players_the_screen_cannot_draw(tmp_path: Path) -> None:
+    from support.serial_kit import Device, Host
+
+    device = Device(tmp_path)
+    try:
+        host = Host(device.path)
+        try:
+            assert host.ask("players N=🙂") == [
+                "error players: N's name must be letters the screen can draw, "
+                "not '🙂' (slightly smiling face: no glyph)"]
+            assert host.ask("players") == [  # nothing changed
+                "ok next game: players N=Ragnar E=Sigríður S=South W=Anna"]
+        finally:
+            host.close()
+    finally:
+        device.close()
