@@ -523,17 +523,21 @@ def menu_window(count: int, cursor: int, rows: int = _MENU_ROWS) -> int:
 
 
 def _menu(canvas: _Canvas, view: View) -> None:
-    """Title bar (with ``6/7`` when the list scrolls), four rows, the cursor's
-    row inverted, each choice's button in a small box before its label, and a
-    scroll bar on the right when there are more than four choices."""
+    """Title bar (the score, trump when given, and ``6/7`` when the list
+    scrolls and the title leaves room), four rows, the cursor's row inverted,
+    each choice's button in a small box before its label, and a scroll bar on
+    the right when there are more than four choices."""
     small = canvas.fonts.small
     choices: tuple[Choice, ...] = view.choices
     count = len(choices)
     position = f"{min(max(view.cursor, 0), count - 1) + 1}/{count}" if count > _MENU_ROWS else ""
-    in_hand = view.hand is not None or view.trump is not None
-    score = f"{view.score_ns}-{view.score_ew}" if in_hand else ""  # a claim keeps them in view
+    score = f"{view.score_ns}-{view.score_ew}"  # a claim keeps the score (and trump) in view
+    title = view.title or "Choose"
     corner = " ".join(part for part in (suit_symbol(view.trump), score, position) if part)
-    _title_bar(canvas, view, view.title or "Choose", right=corner)
+    room = WIDTH - 4 - _flag_room(view) - _width(small, corner) - _CHAR_W
+    if position and _width(small, title) > room:  # the scroll bar says it too
+        corner = " ".join(part for part in (suit_symbol(view.trump), score) if part)
+    _title_bar(canvas, view, title, right=corner)
     if not choices:
         canvas.text(2, _MENU_TOP + 2, "(nothing to choose)")
         return
