@@ -6,8 +6,15 @@ Pillow reports it as 255) on black (0).  One layout per ``view.kind``;
 error), ``view.flags`` as tiny marks in the top-right corner.
 
 Text is Terminus 12 px (6x12 cells, 21 characters a line) unless a layout
-says otherwise; every text is fitted to its room: cut with "…" or
-word-wrapped to a fixed number of lines, so no name or prompt can overflow.
+says otherwise.  On the table screen the score and the dealer are Terminus
+Bold 18 (12 px capitals: 5.2 mm on the recommended 2.42" panel, read from
+every seat; ``hw/README.md`` has every element's height on each panel).
+
+What the table must read is shown whole: a message (a refusal) is
+word-wrapped, taking the whole screen if it must (:func:`message_lines`);
+the prompt and what OK does are wrapped whole (:func:`talk_lines`); text
+pages are paged, never cut (:func:`pages`).  Names and state lines are
+fitted to their room (cut with "…"), so nothing can overflow.
 """
 
 from __future__ import annotations
@@ -240,46 +247,6 @@ def _draw_flags(canvas: _Canvas, view: View) -> None:
 
 
 # --------------------------------------------------------------------------- layouts
-
-
-def _score_bar(canvas: _Canvas, view: View, hand: int | None = None) -> None:
-    """Inverted top bar: ``NS 7  EW 5  →10  Hand 3`` (the target after the
-    arrow, the hand number at the right end, before any flag marks).
-
-    Within a cell the label and number sit closer than the cells do.  When it
-    does not all fit, the gaps narrow, ``Hand 12`` shortens to ``H12``, then
-    the target goes; the score always stays.
-    """
-    canvas.bar()
-    small = canvas.fonts.small
-    inner = 3  # px between a label and its number (a space is 6)
-
-    def width(cell: tuple[str, ...]) -> float:
-        return sum(_width(small, part) for part in cell) + inner * (len(cell) - 1)
-
-    def draw(x: float, cell: tuple[str, ...]) -> None:
-        for part in cell:
-            canvas.text(round(x), 1, part, fill=OFF)
-            x += _width(small, part) + inner
-
-    Cell = tuple[str, ...]
-    scores: list[Cell] = [("NS", str(view.score_ns)), ("EW", str(view.score_ew))]
-    target: Cell = (f"→{view.target}",)
-    hands: list[Cell] = [("Hand", str(hand)), (f"H{hand}",)] if hand is not None else [()]
-    room = WIDTH - 4 - _flag_room(view)
-    full = [*scores, target]
-    options = [(full, right, gap) for gap in (9, 7) for right in hands]
-    options += [(full, right, 5) for right in hands]
-    options += [(scores, right, gap) for gap in (9, 7, 5) for right in hands]
-    for cells, right, gap in options:
-        if sum(width(cell) for cell in [*cells, right]) + gap * len(cells) <= room:
-            break
-    x = 2.0
-    for cell in cells:
-        draw(x, cell)
-        x += width(cell) + gap
-    if right:
-        draw(WIDTH - 2 - _flag_room(view) - width(right), right)
 
 
 # The table screen (a hand in play or being bid), row by row:
