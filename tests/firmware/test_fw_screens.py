@@ -60,9 +60,6 @@ from firmware.store import Store
 from firmware.view import Choice, View
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN_DIR = Path(__file__).parent / "golden"
-VIEWS_GOLDEN_DIR = GOLDEN_DIR / "views"
-REGENERATE = "python scripts/render_screens.py --golden"
 
 LONG_NAME = "Bartholomew-Maximiliánus Þórhildarson XL"  # 40 characters
 assert len(LONG_NAME) == 40
@@ -79,6 +76,9 @@ def _load_scenes() -> ModuleType:
 
 SCENES = _load_scenes()
 SCENE_VIEWS: dict[str, View] = SCENES.scene_views()
+GOLDEN_DIR: Path = SCENES.GOLDEN_DIR
+VIEWS_GOLDEN_DIR: Path = SCENES.VIEWS_GOLDEN_DIR
+REGENERATE: str = SCENES.REGENERATE
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +158,8 @@ def test_missing_or_changed_golden_names_the_command(tmp_path: Path) -> None:
     image.putpixel((5, 5), 1)
     with pytest.raises(AssertionError, match=r"within \(5, 5, 6, 6\).*" + re.escape(REGENERATE)):
         check_golden("blank", image, tmp_path)
-    assert SCENES.REGENERATE == REGENERATE
+    assert REGENERATE == "python scripts/render_screens.py --golden"
+    assert GOLDEN_DIR == Path(__file__).parent / "golden"
 
 
 # --------------------------------------------------------------------------- legibility
