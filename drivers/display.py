@@ -22,8 +22,10 @@ from .errors import DisplayError, DriverConfigError
 
 __all__ = ["CONTROLLERS", "LumaDevice", "PageDiffDisplay", "RetryingDisplay", "open_oled"]
 
-#: Controllers :func:`open_oled` can drive, by luma.oled class name.
-CONTROLLERS: Final = ("sh1106", "ssd1306")
+#: Controllers :func:`open_oled` can drive, by luma.oled class name: the SH1106
+#: (1.3" panels), the SSD1306 (0.96") and the SSD1309 (2.42"; luma drives it as an
+#: SSD1306 with its own init, and so does :class:`PageDiffDisplay`).
+CONTROLLERS: Final = ("sh1106", "ssd1306", "ssd1309")
 
 _DISPLAY_ON: Final = 0xAF  # same opcode on SSD1306 and SH1106
 _SSD1306_COLUMN_ADDR: Final = 0x21

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from drivers.display import CONTROLLERS
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
-from euchre_core.events import name_problem
 
 from .buttons import BUTTONS, SEAT_BUTTONS
+from .fonts import screen_name_problem
 from .link.protocol import DEFAULT_BAUDRATE
 
 Layout = Literal["seats", "cursor"]
@@ -40,7 +41,9 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class DisplayConfig:
-    controller: Literal["ssd1306", "sh1106"] = "ssd1306"
+    controller: Literal["ssd1306", "sh1106", "ssd1309"] = "ssd1306"
+    """The display's controller (``hw/README.md``: 0.96" SSD1306, 1.3" SH1106,
+    2.42" SSD1309 — the one recommended for reading from the seats)."""
     i2c_port: int = 1
     address: int = 0x3C
     rotate: int = 0
@@ -98,7 +101,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
             except ValueError as error:
                 raise ConfigError(f"table.players.{seat_text}: {error}") from None
             name = _expect(name, str, f"table.players.{seat_text}").strip()
-            problem = name_problem(name)
+            problem = screen_name_problem(name)
             if problem is not None:
                 raise ConfigError(f"table.players.{seat_text}: {problem}")
             names[seat] = name
@@ -138,8 +141,8 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
     display = _expect(data.get("display", {}), dict, "display")
     display_values: dict[str, Any] = {}
     if "controller" in display:
-        if display["controller"] not in ("ssd1306", "sh1106"):
-            raise ConfigError("display.controller: 'ssd1306' or 'sh1106'")
+        if display["controller"] not in CONTROLLERS:
+            raise ConfigError("display.controller: one of " + ", ".join(map(repr, CONTROLLERS)))
         display_values["controller"] = display["controller"]
     for key in ("i2c_port", "address", "rotate"):
         if key in display:

@@ -1,89 +1,180 @@
-"""The fonts the screens use, from the distribution's font packages.
+"""The fonts the screens use: Terminus Font, shipped with the referee.
 
-- Terminus (Debian/Raspberry Pi OS package ``fonts-terminus-otb``): a bitmap
-  font, crisp at its strikes only (12, 14, 16, ... px; 12 px is 6x12 cells,
-  21 characters across the 128 px screen).  It has the suit symbols ♠♥♦♣,
-  the ellipsis "…" and the accented letters of names like "Sigríður".
-- DejaVu Sans (package ``fonts-dejavu-core``): scalable, for big text (the
-  winner banner), rendered without anti-aliasing.
+Terminus is a bitmap font, crisp at its strikes only: 12, 14, 16, 18, 20, 22,
+24, 28 and 32 px tall cells (12 px is 6x12, 21 characters across the 128 px
+screen; 18 px is 10x18 with 12 px capitals).  It has the suit symbols ♠♥♦♣,
+the ellipsis "…" and the accented letters of names like "Sigríður".
+
+The two font files (normal and bold) come with the install as package data
+in ``firmware/fontfiles/`` beside their licence (SIL Open Font License 1.1,
+``OFL.txt``), so a first run needs nothing but Python and the wheel's
+dependencies: no Debian font package.
 
 :func:`load_fonts` loads them once and returns a frozen :class:`Fonts`; a
-missing file raises :class:`FontsMissing` naming the package to install.
+missing file (a damaged install) raises :class:`FontsMissing` naming it.
+:func:`undrawable` and :func:`screen_name_problem` say which characters the
+screen cannot show (no glyph, a right-to-left script, a combining mark), so a
+name that would draw as boxes is refused where it is set.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Final
 
-from PIL import ImageFont
+from PIL import Image, ImageDraw, ImageFont
+
+from euchre_core.events import name_problem
 
 __all__ = [
-    "DEJAVU_DIR",
-    "INSTALL_HINT",
-    "TERMINUS_DIR",
+    "FONT_DIR",
+    "STRIKES",
     "Fonts",
     "FontsMissing",
+    "can_draw",
     "load_fonts",
+    "screen_name_problem",
+    "undrawable",
 ]
 
-TERMINUS_DIR: Final = Path("/usr/share/fonts/opentype/terminus")
-DEJAVU_DIR: Final = Path("/usr/share/fonts/truetype/dejavu")
-INSTALL_HINT: Final = "apt-get install fonts-terminus-otb fonts-dejavu-core"
+FONT_DIR: Final = Path(__file__).resolve().parent / "fontfiles"
+"""Where the shipped font files are (package data of ``firmware``)."""
 
-_TERMINUS_PACKAGE: Final = "fonts-terminus-otb"
-_DEJAVU_PACKAGE: Final = "fonts-dejavu-core"
+STRIKES: Final = (12, 14, 16, 18, 20, 22, 24, 28, 32)
+"""The pixel sizes Terminus has glyph bitmaps for (any other size draws nothing)."""
+
+_NORMAL: Final = "terminus-normal.otb"
+_BOLD: Final = "terminus-bold.otb"
 _BASIC: Final = ImageFont.Layout.BASIC  # same glyph placement with or without libraqm
+_RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})  # bidi classes of Hebrew, Arabic, ...
 
 
 class FontsMissing(FileNotFoundError):
-    """A font file the screens need is not installed; the message names the
-    file and the Debian package that provides it."""
+    """A font file the screens need is not where the install put it; the
+    message names the file."""
 
 
 @dataclass(frozen=True)
 class Fonts:
-    """The loaded fonts.  Terminus strikes are given by their pixel height."""
+    """The loaded fonts.  Terminus strikes are given by their pixel height.
+
+    Capital heights (rows of lit pixels; one pixel is 0.43 mm on the 2.42"
+    panel, see ``hw/README.md``): small 8, bold 10, big 12.
+    """
 
     small: ImageFont.FreeTypeFont
     """Terminus 12 px (6x12): almost all text."""
     bold: ImageFont.FreeTypeFont
-    """Terminus Bold 14 px (7x14): result lines, titles that need weight."""
+    """Terminus Bold 14 px (8x14): result lines, titles that need weight."""
     large: ImageFont.FreeTypeFont
     """Terminus Bold 16 px (8x16): short emphasised text."""
-    sans_bold_path: str
-    """DejaVu Sans Bold, for :meth:`sans_bold` at any size."""
+    big: ImageFont.FreeTypeFont
+    """Terminus Bold 18 px (10x18, capitals 12 px): what the table reads from its
+    seats — the score and the dealer."""
+    bold_path: str
+    """Terminus Bold, for :meth:`bold_strike` at any of :data:`STRIKES`."""
 
-    def sans_bold(self, size: int) -> ImageFont.FreeTypeFont:
-        """DejaVu Sans Bold at ``size`` px (cached)."""
-        return _scalable(self.sans_bold_path, size)
+    def bold_strike(self, size: int) -> ImageFont.FreeTypeFont:
+        """Terminus Bold at ``size`` px, one of :data:`STRIKES` (cached)."""
+        if size not in STRIKES:
+            raise ValueError(f"Terminus has no {size} px strike (one of {STRIKES})")
+        return _strike(self.bold_path, size)
 
 
 @lru_cache(maxsize=32)
-def _scalable(path: str, size: int) -> ImageFont.FreeTypeFont:
+def _strike(path: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size, layout_engine=_BASIC)
 
 
-def _need(path: Path, package: str) -> str:
+def _need(font_dir: Path, name: str) -> str:
+    path = Path(font_dir) / name
     if not path.is_file():
         raise FontsMissing(
-            f"font file {path} is missing: install the Debian package {package} "
-            f"({INSTALL_HINT})"
+            f"font file {path} is missing: it ships with euchre-referee "
+            "(firmware/fontfiles); reinstall it (pip install .)"
         )
     return str(path)
 
 
 @lru_cache(maxsize=4)
-def load_fonts(terminus_dir: Path = TERMINUS_DIR, dejavu_dir: Path = DEJAVU_DIR) -> Fonts:
+def load_fonts(font_dir: Path = FONT_DIR) -> Fonts:
     """Load the screen fonts once; raises :class:`FontsMissing` if a file is absent."""
-    normal = _need(Path(terminus_dir) / "terminus-normal.otb", _TERMINUS_PACKAGE)
-    bold = _need(Path(terminus_dir) / "terminus-bold.otb", _TERMINUS_PACKAGE)
-    sans_bold = _need(Path(dejavu_dir) / "DejaVuSans-Bold.ttf", _DEJAVU_PACKAGE)
+    normal = _need(font_dir, _NORMAL)
+    bold = _need(font_dir, _BOLD)
     return Fonts(
-        small=ImageFont.truetype(normal, 12, layout_engine=_BASIC),
-        bold=ImageFont.truetype(bold, 14, layout_engine=_BASIC),
-        large=ImageFont.truetype(bold, 16, layout_engine=_BASIC),
-        sans_bold_path=sans_bold,
+        small=_strike(normal, 12),
+        bold=_strike(bold, 14),
+        large=_strike(bold, 16),
+        big=_strike(bold, 18),
+        bold_path=bold,
     )
+
+
+# --------------------------------------------------------------------------- what can be drawn
+
+
+def _drawn(font: ImageFont.FreeTypeFont, char: str) -> bytes:
+    image = Image.new("1", (40, 40))
+    draw = ImageDraw.Draw(image)
+    draw.fontmode = "1"
+    draw.text((4, 4), char, font=font, fill=1)
+    return image.tobytes()
+
+
+@lru_cache(maxsize=4096)
+def _has_glyph(char: str) -> bool:
+    """Whether every text font has a glyph for ``char`` (not the .notdef box)."""
+    fonts = load_fonts()
+    for font in (fonts.small, fonts.bold, fonts.big):
+        if _drawn(font, char) == _drawn(font, "\U0010fffd"):  # a private-use point: .notdef
+            return False
+    return True
+
+
+def undrawable(text: str) -> str:
+    """The characters of ``text`` the screen cannot show as they are written
+    (each once, in order): no glyph in Terminus (emoji, Chinese...), a
+    right-to-left letter (drawn left to right it would read backwards), or a
+    combining mark (drawn as a letter of its own)."""
+    bad: list[str] = []
+    for char in text:
+        if char in bad or char == " ":
+            continue
+        if (unicodedata.bidirectional(char) in _RIGHT_TO_LEFT or unicodedata.combining(char)
+                or not _has_glyph(char)):
+            bad.append(char)
+    return "".join(bad)
+
+
+def can_draw(text: str) -> bool:
+    """Whether the screen shows every character of ``text`` as written."""
+    return not undrawable(text)
+
+
+def _why(char: str) -> str:
+    """``'😀' (grinning face: no glyph)``: one undrawable character and why."""
+    name = unicodedata.name(char, f"U+{ord(char):04X}").lower()
+    if unicodedata.bidirectional(char) in _RIGHT_TO_LEFT:
+        why = "right to left"
+    elif unicodedata.combining(char):
+        why = "a separate accent: type the accented letter as one character"
+    else:
+        why = "no glyph"
+    shown = repr(char) if char.isprintable() else f"U+{ord(char):04X}"
+    return f"{shown} ({name}: {why})"
+
+
+def screen_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name on this referee (None when it
+    can): the log's rule (:func:`euchre_core.events.name_problem`), then the
+    screen's: every character must draw.  Reads after "must be"."""
+    problem = name_problem(name)
+    if problem is not None:
+        return problem
+    bad = undrawable(name)
+    if bad:
+        return "letters the screen can draw, not " + ", ".join(_why(char) for char in bad)
+    return None

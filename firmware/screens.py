@@ -6,11 +6,15 @@ Pillow reports it as 255) on black (0).  One layout per ``view.kind``;
 error), ``view.flags`` as tiny marks in the top-right corner.
 
 Text is Terminus 12 px (6x12 cells, 21 characters a line) unless a layout
-says otherwise; every text is fitted to its room: cut with "…" or
-word-wrapped to a fixed number of lines, so no name or prompt can overflow.
+says otherwise.  On the table screen the score and the dealer are Terminus
+Bold 18 (12 px capitals: 5.2 mm on the recommended 2.42" panel, read from
+every seat; ``hw/README.md`` has every element's height on each panel).
 
-:data:`SAMPLE_VIEWS` holds one representative view per layout, shared by the
-golden-image tests and ``scripts/render_screens.py``.
+What the table must read is shown whole: a message (a refusal) is
+word-wrapped, taking the whole screen if it must (:func:`message_lines`);
+the prompt and what OK does are wrapped whole (:func:`talk_lines`); text
+pages are paged, never cut (:func:`pages`).  Names and state lines are
+fitted to their room (cut with "…"), so nothing can overflow.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from typing import Final
 from PIL import Image, ImageDraw, ImageFont
 
 from .buttons import SHORT_LABELS
-from .fonts import Fonts, load_fonts
+from .fonts import STRIKES, Fonts, load_fonts
 from .view import Choice, View, suit_symbol, suit_word
 
 __all__ = [
-    "HEIGHT", "SAMPLE_VIEWS", "WIDTH", "fit", "key_label", "menu_window", "render", "wrap",
+    "HEIGHT", "HOUSE_MARK", "MESSAGE_ROWS", "WIDTH", "cap_height", "cap_offset", "fit", "key_label",
+    "menu_window", "message_lines", "page_lines", "pages", "render", "talk_lines", "wrap",
     "wrap_lines",
 ]
 
@@ -45,6 +50,23 @@ _BAR_H: Final = 11  # inverted title/score bar: rows 0..10, caps on rows 1..8
 _PITCH: Final = 10  # line pitch of packed small text (descender touches next cap row)
 
 Font = ImageFont.FreeTypeFont
+
+_CAP_OFFSETS: Final = {12: 2, 14: 2, 16: 2, 18: 3, 20: 3, 22: 3, 24: 4, 28: 4, 32: 6}
+"""Row of a Terminus strike's cell where its capitals start, by pixel size."""
+
+
+_CAP_HEIGHTS: Final = {12: 8, 14: 10, 16: 10, 18: 12, 20: 13, 22: 14, 24: 15, 28: 18, 32: 20}
+"""Rows of a Terminus strike's capitals, by pixel size (``hw/README.md`` has them in mm)."""
+
+
+def cap_offset(font: Font) -> int:
+    """Rows above the capitals in ``font``'s cell (Terminus strikes)."""
+    return _CAP_OFFSETS.get(int(font.size), _CAP_TOP)
+
+
+def cap_height(font: Font) -> int:
+    """Rows of ``font``'s capitals (Terminus strikes)."""
+    return _CAP_HEIGHTS.get(int(font.size), _CAP_HEIGHT)
 
 
 # --------------------------------------------------------------------------- text fitting
@@ -156,7 +178,7 @@ class _Canvas:
              font: Font | None = None) -> None:
         """Draw small (or ``font``) text with its capitals starting at row ``cap_top``."""
         font = font or self.fonts.small
-        self.draw.text((x, cap_top - _CAP_TOP), text, font=font, fill=fill)
+        self.draw.text((x, cap_top - cap_offset(font)), text, font=font, fill=fill)
 
     def text_right(self, right: float, cap_top: int, text: str, *, fill: int = ON,
                    font: Font | None = None) -> float:
@@ -227,99 +249,174 @@ def _draw_flags(canvas: _Canvas, view: View) -> None:
 # --------------------------------------------------------------------------- layouts
 
 
-def _score_bar(canvas: _Canvas, view: View, hand: int | None = None) -> None:
-    """Inverted top bar: ``NS 7  EW 5  →10  Hand 3`` (the target after the
-    arrow, the hand number at the right end, before any flag marks).
+# The table screen (a hand in play or being bid), row by row:
+#   rows  0..7   labels, small: NS, the hand, "deals", the target (and ⌂), EW
+#   rows  9..20  BIG (Terminus Bold 18, 12 px capitals): NS's score, the
+#                dealer's name, EW's score — what the seats read from 1 m
+#   rows 24..63  four small lines (capitals on rows 24, 34, 44, 54):
+#                the hand (trump, maker, tricks) or the bidding; who leads, a
+#                lone defender or the last hand; the prompt; what OK does
+_LABEL_CAP: Final = 0
+_BIG_CAP: Final = 9
+_HEADER_H: Final = 23  # rows 0..22: the labels and the big row (its descenders reach 23)
+_LINE_CAPS: Final = (24, 34, 44, 54)
+_SELECTOR_TOP: Final = 53
+HOUSE_MARK: Final = "⌂"
+"""Shown after the target when the house rules are not the standard profile."""
 
-    Within a cell the label and number sit closer than the cells do.  When it
-    does not all fit, the gaps narrow, ``Hand 12`` shortens to ``H12``, then
-    the target goes; the score always stays.
-    """
-    canvas.bar()
+
+def _table_header(canvas: _Canvas, view: View) -> None:
+    """Labels over the big row: the two scores at the ends (as the teams sit),
+    each in a lit chip, the dealer's name between them."""
+    fonts = canvas.fonts
+    big, small = fonts.big, fonts.small
+    flag_room = _flag_room(view)
+    ns, ew = str(view.score_ns), str(view.score_ew)
+    canvas.text(0, _LABEL_CAP, "NS")
+    canvas.text_right(WIDTH - flag_room, _LABEL_CAP, "EW")
+    hand = f"H{view.hand}" if view.hand is not None else ""
+    target = f"→{view.target}" + (HOUSE_MARK if view.house_rules else "")
+    canvas.text(3 * _CHAR_W, _LABEL_CAP, hand)
+    canvas.text_right(WIDTH - flag_room - 3 * _CHAR_W, _LABEL_CAP, target)
+    left_room = 3 * _CHAR_W + _width(small, hand) + 3
+    right_room = 3 * _CHAR_W + _width(small, target) + 3 + flag_room
+    room = WIDTH - 2 * max(left_room, right_room)
+    canvas.text_center(_LABEL_CAP, fit("deals", small, room))
+    chip_top, chip_bottom = _BIG_CAP - 1, _BIG_CAP + cap_height(big)
+    ns_right = _width(big, ns) + 2
+    ew_left = WIDTH - _width(big, ew) - 3
+    canvas.draw.rectangle((0, chip_top, ns_right, chip_bottom), fill=ON)
+    canvas.draw.rectangle((ew_left, chip_top, WIDTH - 1, chip_bottom), fill=ON)
+    canvas.text(1, _BIG_CAP, ns, font=big, fill=OFF)
+    canvas.text_right(WIDTH - 1, _BIG_CAP, ew, font=big, fill=OFF)
+    left, right = ns_right + 3, ew_left - 2
+    name = fit(view.dealer or "-", big, right - left)
+    centre = (left + right - _width(big, name)) / 2
+    canvas.text(round(centre), _BIG_CAP, name, font=big)
+
+
+def _trump_chip(canvas: _Canvas, x: int, cap_top: int, trump: str | None) -> int:
+    """The trump suit black in a lit 9x11 chip at ``x`` (or "?" framed: no
+    suit yet); returns the x where text after it starts."""
+    box = (x, cap_top - 1, x + 8, cap_top + 8)
+    if trump:
+        canvas.draw.rectangle(box, fill=ON)
+        canvas.text(x + 2, cap_top, suit_symbol(trump), fill=OFF)
+    else:
+        canvas.draw.rectangle(box, outline=ON)
+        canvas.text(x + 2, cap_top, "?")
+    return x + 12
+
+
+def _fit_name(name: str, suffix: str, font: Font, room: float) -> str:
+    """``name + suffix`` in ``room`` px, the name cut with "…" first."""
+    if _width(font, name + suffix) <= room:
+        return name + suffix
+    return fit(name, font, max(room - _width(font, suffix), _width(font, ELLIPSIS))) + suffix
+
+
+_TRICK_BOX_W: Final = 9
+
+
+def _trick_box(canvas: _Canvas, x: int, cap_top: int, count: int) -> None:
+    """A side's tricks this hand: a digit in a thin box, under its score."""
+    canvas.draw.rectangle((x, cap_top - 1, x + _TRICK_BOX_W - 1, cap_top + 8), outline=ON)
+    canvas.text(x + 2, cap_top, str(count))
+
+
+def _hand_line(canvas: _Canvas, view: View, cap_top: int) -> None:
+    """Trump made: NS's tricks, the trump chip, the maker (alone), EW's tricks."""
     small = canvas.fonts.small
-    inner = 3  # px between a label and its number (a space is 6)
-
-    def width(cell: tuple[str, ...]) -> float:
-        return sum(_width(small, part) for part in cell) + inner * (len(cell) - 1)
-
-    def draw(x: float, cell: tuple[str, ...]) -> None:
-        for part in cell:
-            canvas.text(round(x), 1, part, fill=OFF)
-            x += _width(small, part) + inner
-
-    Cell = tuple[str, ...]
-    scores: list[Cell] = [("NS", str(view.score_ns)), ("EW", str(view.score_ew))]
-    target: Cell = (f"→{view.target}",)
-    hands: list[Cell] = [("Hand", str(hand)), (f"H{hand}",)] if hand is not None else [()]
-    room = WIDTH - 4 - _flag_room(view)
-    full = [*scores, target]
-    options = [(full, right, gap) for gap in (9, 7) for right in hands]
-    options += [(full, right, 5) for right in hands]
-    options += [(scores, right, gap) for gap in (9, 7, 5) for right in hands]
-    for cells, right, gap in options:
-        if sum(width(cell) for cell in [*cells, right]) + gap * len(cells) <= room:
-            break
-    x = 2.0
-    for cell in cells:
-        draw(x, cell)
-        x += width(cell) + gap
-    if right:
-        draw(WIDTH - 2 - _flag_room(view) - width(right), right)
+    _trick_box(canvas, 0, cap_top, view.tricks_ns)
+    _trick_box(canvas, WIDTH - _TRICK_BOX_W, cap_top, view.tricks_ew)
+    x = _trump_chip(canvas, _TRICK_BOX_W + 3, cap_top, view.trump)
+    suffix = " alone" if view.alone else ""
+    room = WIDTH - _TRICK_BOX_W - 3 - x
+    canvas.text(x, cap_top, _fit_name(view.maker or "", suffix, small, room))
 
 
-def _tally(canvas: _Canvas, x: int, cap_top: int, label: str, count: int) -> None:
-    """``NS`` and one 3x3 pip per trick won, on one text row."""
-    canvas.text(x, cap_top, label)
-    px = x + 2 * _CHAR_W + 3
-    for _ in range(max(0, min(count, 5))):
-        canvas.draw.rectangle((px, cap_top + 3, px + 2, cap_top + 5), fill=ON)
-        px += 4
+def _lead_line(canvas: _Canvas, view: View, cap_top: int) -> None:
+    """Who leads, and a lone defender at the right ("vs Þórhildur")."""
+    small = canvas.fonts.small
+    lead = fit(f"Lead {view.leader or '-'}", small, WIDTH - 1)
+    canvas.text(0, cap_top, lead)
+    if view.lone_defender:
+        room = WIDTH - _width(small, lead) - _CHAR_W - _width(small, "vs ")
+        name = fit(view.lone_defender, small, max(room, 2 * _CHAR_W))
+        canvas.text_right(WIDTH, cap_top, "vs " + name)
+
+
+def _bidding_text(view: View) -> str:
+    if view.bidding:
+        return view.bidding
+    if view.upcard:
+        return f"Up {suit_symbol(view.upcard)} {suit_word(view.upcard)}"
+    return "Bidding"
+
+
+def _selection_line(canvas: _Canvas, view: View, cap_top: int) -> None:
+    """The maker picked so far, the suit still to come: ``[?] Anna alone``."""
+    small = canvas.fonts.small
+    x = _trump_chip(canvas, 0, cap_top, None)
+    suffix = " alone" if view.alone else ""
+    canvas.text(x, cap_top, _fit_name(view.maker or "", suffix, small, WIDTH - x))
+
+
+def talk_lines(view: View, small: Font, rows: int, state_rows: int = 2) -> list[str]:
+    """The prompt then what OK does, whole (each word kept), in as few of
+    ``rows`` lines as they fit while leaving ``state_rows`` (then fewer) for
+    the rest: each from a line of its own when there is room, else run on.
+    Text that cannot fit the rows at all ends with "…" (never for the app's
+    texts: tested)."""
+    prompt, hint = view.prompt, "" if view.choices else view.ok_hint
+    apart = wrap(prompt, small, WIDTH - 1, 99) + (wrap(hint, small, WIDTH - 1, 99) if hint else [])
+    joined = wrap(f"{prompt} {hint}".strip(), small, WIDTH - 1, 99)
+    for spare in range(state_rows, -1, -1):
+        if len(apart) + spare <= rows:
+            return apart
+        if len(joined) + spare <= rows:
+            return joined
+    return wrap(f"{prompt} {hint}".strip(), small, WIDTH - 1, rows)
 
 
 def _table(canvas: _Canvas, view: View) -> None:
+    """The score and the dealer big; below, the state (the hand or the
+    bidding, who leads) and the talk (the prompt, what OK does): the talk
+    is always whole, the state gets the lines it leaves."""
     if view.hand is None:
         _welcome(canvas, view)
         return
     small = canvas.fonts.small
-    _score_bar(canvas, view, view.hand)
-    made = view.trump is not None
-    tally_w = 2 * _CHAR_W + 3 + 4 * 5 if made else 0
-    name_room = WIDTH - 1 - (tally_w + 7 if made else 0)
-    rows = (12, 22)  # cap tops of the dealer and leader rows
-    for cap_top, label, name in zip(rows, ("Deal", "Lead"), (view.dealer, view.leader)):
-        canvas.text(0, cap_top, label)
-        canvas.text(5 * _CHAR_W, cap_top, fit(name or "-", small, name_room - 5 * _CHAR_W))
-    if made:  # the trick tally, set apart from the names by a dotted rule
-        x = WIDTH - tally_w
-        for y in range(rows[0] - 1, rows[1] + 10, 2):
-            canvas.draw.point((x - 4, y), fill=ON)
-        _tally(canvas, x, rows[0], "NS", view.tricks_ns)
-        _tally(canvas, x, rows[1], "EW", view.tricks_ew)
-    # trump and maker; while bidding the upcard and the maker picked so far
-    cap_top = 32
-    if made or view.maker:
-        if made:  # the trump suit, black in a lit chip
-            canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), fill=ON)
-            canvas.text(2, cap_top, suit_symbol(view.trump), fill=OFF)
-        else:  # a maker picked, the suit still to come
-            canvas.draw.rectangle((0, cap_top - 2, 8, cap_top + 8), outline=ON)
-            canvas.text(2, cap_top, "?")
-        alone = " alone" if view.alone else ""
-        up = f"Up {suit_symbol(view.upcard)}" if view.upcard and not made else ""
-        room = WIDTH - 12 - _width(small, alone) - (_width(small, up) + _CHAR_W if up else 0)
-        canvas.text(12, cap_top, fit(view.maker or "", small, room) + alone)
-        if up:
-            canvas.text_right(WIDTH - 1, cap_top, up)
-    elif view.upcard:
-        canvas.text(0, cap_top, f"Up {suit_symbol(view.upcard)} {suit_word(view.upcard)}")
-    else:
-        canvas.text(0, cap_top, "Bidding")
-    canvas.hline(42, dotted=True)
-    if view.choices:  # cursor layout: the prompt, then the choice under the cursor
-        _prompt(canvas, view.prompt, top=44, max_lines=1)
-        _selector(canvas, view, top=53)
-    else:
-        _prompt(canvas, view.prompt, top=44, max_lines=2)
+    _table_header(canvas, view)
+    caps = list(_LINE_CAPS)
+    if view.choices:  # the cursor layout: the choice under the cursor takes the last line
+        _selector(canvas, view, top=_SELECTOR_TOP)
+        caps = [cap - 1 for cap in caps[:-1]]
+    talk = talk_lines(view, small, len(caps), state_rows=min(2, len(caps) - 1))
+    state_rows = len(caps) - len(talk)
+    for cap_top, line in zip(caps[state_rows:], talk):
+        canvas.text(0, cap_top, line)
+    if view.trump is not None:
+        _hand_line(canvas, view, caps[0])
+        if state_rows > 1:
+            _lead_line(canvas, view, caps[1])
+        return
+    if state_rows == 0:
+        return
+    second = "select" if view.maker else ("last" if view.last_hand else "")
+    bidding_rows = state_rows - (1 if second else 0)
+    if bidding_rows == 0 and second == "last":  # one line: the bidding beats the last hand
+        bidding_rows, second = 1, ""
+    bidding = wrap(_bidding_text(view), small, WIDTH - 1, bidding_rows) if bidding_rows else []
+    for cap_top, line in zip(caps, bidding):
+        canvas.text(0, cap_top, line)
+    if second == "select":
+        _selection_line(canvas, view, caps[len(bidding)])
+    elif second == "last":
+        rows = state_rows - len(bidding)
+        for cap_top, line in zip(caps[len(bidding):], wrap(view.last_hand, small, WIDTH - 1,
+                                                           rows)):
+            canvas.text(0, cap_top, line)
 
 
 def _selector(canvas: _Canvas, view: View, top: int) -> None:
@@ -337,29 +434,28 @@ def _selector(canvas: _Canvas, view: View, top: int) -> None:
     canvas.text_center(cap_top, label, fill=OFF)
 
 
-def _prompt(canvas: _Canvas, prompt: str, top: int, max_lines: int) -> None:
-    for i, line in enumerate(wrap(prompt, canvas.fonts.small, WIDTH - 2, max_lines)):
-        canvas.text(1, top + i * _PITCH, line)
-
-
 def _welcome(canvas: _Canvas, view: View) -> None:
-    """Before the first game: a title, the target, the dealer if chosen, the prompt."""
+    """Before the first game: a title, the target, the dealer if chosen, the
+    prompt and what OK does."""
     fonts = canvas.fonts
     canvas.draw.rectangle((0, 0, WIDTH - 1, 15), fill=ON)
-    # Terminus 16 px: capitals on rows 2..11 of the cell; put them on rows 3..12
     canvas.text_center(3, "♠♥ EUCHRE ♦♣", fill=OFF, font=fonts.large)
-    info = f"Game to {view.target}"
+    info = f"Game to {view.target}" + (f" {HOUSE_MARK}" if view.house_rules else "")
     if view.dealer:
         options = (f"{info}, {view.dealer} deals", f"To {view.target}, {view.dealer} deals")
         info = next((o for o in options if _width(fonts.small, o) <= WIDTH - 2), None) or fit(
             f"{view.dealer} deals", fonts.small, WIDTH - 2)
-    canvas.text_center(18, info)
-    canvas.hline(29, dotted=True)
-    if view.choices:
-        _prompt(canvas, view.prompt, top=32, max_lines=2)
-        _selector(canvas, view, top=53)
-    else:
-        _prompt(canvas, view.prompt, top=32, max_lines=3)
+    caps = [32, 42, 52]
+    if view.choices:  # the selector takes the bottom line; a long prompt takes the info's
+        _selector(canvas, view, top=_SELECTOR_TOP)
+        caps = [32, 42]
+        if len(talk_lines(view, fonts.small, 99, state_rows=0)) > 2:
+            caps, info = [18, 29, 40], ""
+    if info:
+        canvas.text_center(18, info)
+        canvas.hline(29, dotted=True)
+    for cap_top, line in zip(caps, talk_lines(view, fonts.small, len(caps), state_rows=0)):
+        canvas.text(1, cap_top, line)
 
 
 def _title_bar(canvas: _Canvas, view: View, title: str, mark: str = "",
@@ -394,14 +490,21 @@ def menu_window(count: int, cursor: int, rows: int = _MENU_ROWS) -> int:
 
 
 def _menu(canvas: _Canvas, view: View) -> None:
-    """Title bar (with ``6/7`` when the list scrolls), four rows, the cursor's
-    row inverted, each choice's button in a small box before its label, and a
-    scroll bar on the right when there are more than four choices."""
+    """Title bar (the score, trump when given, and ``6/7`` when the list
+    scrolls and the title leaves room), four rows, the cursor's row inverted,
+    each choice's button in a small box before its label, and a scroll bar on
+    the right when there are more than four choices."""
     small = canvas.fonts.small
     choices: tuple[Choice, ...] = view.choices
     count = len(choices)
     position = f"{min(max(view.cursor, 0), count - 1) + 1}/{count}" if count > _MENU_ROWS else ""
-    _title_bar(canvas, view, view.title or "Choose", right=position)
+    score = f"{view.score_ns}-{view.score_ew}"  # a claim keeps the score (and trump) in view
+    title = view.title or "Choose"
+    corner = " ".join(part for part in (suit_symbol(view.trump), score, position) if part)
+    room = WIDTH - 4 - _flag_room(view) - _width(small, corner) - _CHAR_W
+    if position and _width(small, title) > room:  # the scroll bar says it too
+        corner = " ".join(part for part in (suit_symbol(view.trump), score) if part)
+    _title_bar(canvas, view, title, right=corner)
     if not choices:
         canvas.text(2, _MENU_TOP + 2, "(nothing to choose)")
         return
@@ -461,18 +564,19 @@ def _result(canvas: _Canvas, view: View) -> None:
 
 
 def _banner_font(canvas: _Canvas, text: str, height: int) -> Font:
-    """The largest DejaVu Sans Bold that fits ``text`` in a banner ``height`` px tall."""
-    size = height * 4 // 5
-    font = canvas.fonts.sans_bold(size)
-    while size > 9 and _width(font, text) > WIDTH - 6:
-        size -= 1
-        font = canvas.fonts.sans_bold(size)
-    return font
+    """The largest Terminus Bold strike that fits ``text`` in a banner
+    ``height`` px tall and the screen's width."""
+    fonts = canvas.fonts
+    for size in sorted(STRIKES, reverse=True):
+        font = fonts.bold_strike(size)
+        if size <= height - 4 and _width(font, text) <= WIDTH - 6:
+            return font
+    return fonts.small
 
 
 def _winner(canvas: _Canvas, view: View) -> None:
-    """A big inverted banner with the title (DejaVu Sans Bold, as large as it
-    fits), the lines (names, what next) centred below, wrapped."""
+    """A big inverted banner with the title (Terminus Bold, the largest strike
+    that fits), the lines (names, what next) centred below, wrapped."""
     small = canvas.fonts.small
     lines = wrap_lines(view.lines, small, WIDTH - 2, 4)
     banner_h = 30 if len(lines) <= 3 else 22
@@ -480,7 +584,7 @@ def _winner(canvas: _Canvas, view: View) -> None:
     title = view.title or "Game over"
     font = _banner_font(canvas, title, banner_h)
     title = fit(title, font, WIDTH - 4)
-    canvas.draw.text((WIDTH // 2, banner_h // 2), title, font=font, fill=OFF, anchor="mm")
+    canvas.text_center((banner_h - cap_height(font)) // 2, title, fill=OFF, font=font)
     room = HEIGHT - banner_h  # rows below the banner
     block = _PITCH * (len(lines) - 1) + _CAP_HEIGHT
     top = banner_h + (room - block + 1) // 2
@@ -488,11 +592,63 @@ def _winner(canvas: _Canvas, view: View) -> None:
         canvas.text_center(top + i * _PITCH, line)
 
 
+_PAGE_ROWS: Final = 5
+_PAGE_TOP: Final = 13
+
+
+def pages(view: View, fonts: Fonts) -> list[list[str]]:
+    """A text page's lines (``help``, ``notice``, ``rules``, ``hands``) in
+    pages of five: each of ``view.lines`` word-wrapped whole, an item kept on
+    one page unless it is longer than a page.  Nothing is cut."""
+    width = WIDTH - 2
+    items = [wrap(item, fonts.small, width, 99) for item in view.lines if item.strip()]
+    if sum(len(item) for item in items) > _PAGE_ROWS:  # room for the scroll bar
+        width = WIDTH - 6
+        items = [wrap(item, fonts.small, width, 99) for item in view.lines if item.strip()]
+    out: list[list[str]] = [[]]
+    for item in items:
+        if out[-1] and len(out[-1]) + len(item) > _PAGE_ROWS:
+            out.append([])
+        for line in item:
+            if len(out[-1]) == _PAGE_ROWS:
+                out.append([])
+            out[-1].append(line)
+    return out
+
+
+def page_lines(view: View, fonts: Fonts) -> list[str]:
+    """Every line of a text page, all pages together."""
+    return [line for page in pages(view, fonts) for line in page]
+
+
 def _text_page(canvas: _Canvas, view: View, mark: str) -> None:
-    """``help`` and ``notice``: a title bar and up to 5 lines, wrapped."""
-    _title_bar(canvas, view, view.title, mark)
-    for i, line in enumerate(wrap_lines(view.lines, canvas.fonts.small, WIDTH - 2, 5)):
-        canvas.text(1, 13 + i * _PITCH, line)
+    """A title bar and five lines; every line is wrapped whole.  When there
+    are more, they are pages: ``view.cursor`` is the page shown, the bar says
+    which (``2/3``, when the title leaves room) and a scroll bar on the right
+    shows where."""
+    small = canvas.fonts.small
+    book = pages(view, canvas.fonts)
+    page = max(0, min(view.cursor, len(book) - 1))
+    position = f"{page + 1}/{len(book)}" if len(book) > 1 else ""
+    room = WIDTH - 4 - _flag_room(view) - 2 * _CHAR_W - _width(small, position) - _CHAR_W
+    if _width(small, view.title) > room:
+        position = ""
+    _title_bar(canvas, view, view.title, mark, right=position)
+    for i, line in enumerate(book[page]):
+        canvas.text(1, _PAGE_TOP + i * _PITCH, line)
+    if len(book) > 1:
+        _scroll_bar(canvas, page, len(book), 1, _PAGE_TOP - 1)
+
+
+def _scroll_bar(canvas: _Canvas, first: int, count: int, rows: int, top: int) -> None:
+    """A track on the right edge from ``top`` down, the thumb where rows
+    ``first .. first + rows`` of ``count`` are."""
+    bottom = HEIGHT - 1
+    canvas.draw.line((WIDTH - 2, top, WIDTH - 2, bottom), fill=ON)
+    span = bottom - top + 1
+    thumb = max(4, span * rows // count)
+    start = top + (span - thumb) * first // max(1, count - rows)
+    canvas.draw.rectangle((WIDTH - 3, start, WIDTH - 1, start + thumb - 1), fill=ON)
 
 
 def _help(canvas: _Canvas, view: View) -> None:
@@ -503,18 +659,47 @@ def _notice(canvas: _Canvas, view: View) -> None:
     _text_page(canvas, view, "!")
 
 
+def _rules(canvas: _Canvas, view: View) -> None:
+    _text_page(canvas, view, HOUSE_MARK)
+
+
+def _hands(canvas: _Canvas, view: View) -> None:
+    _text_page(canvas, view, "#")
+
+
+_MESSAGE_MARGIN: Final = 10  # px of the box's frame and padding, both sides together
+
+
+MESSAGE_ROWS: Final = 6
+"""Lines a message may take (the whole screen); the app's messages fit (tested)."""
+
+
+def message_lines(message: str, fonts: Fonts, *, full_screen: bool = False) -> list[str]:
+    """``message`` word-wrapped whole to the message box's width (the
+    screen's, less 2 px, when it takes the whole screen); past
+    :data:`MESSAGE_ROWS` lines the last ends with "…"."""
+    width = WIDTH - 2 if full_screen else WIDTH - _MESSAGE_MARGIN
+    lines = wrap(message, fonts.small, width, 99)
+    if len(lines) > MESSAGE_ROWS and not full_screen:
+        return message_lines(message, fonts, full_screen=True)
+    return wrap(message, fonts.small, width, MESSAGE_ROWS)
+
+
 def _message(canvas: _Canvas, view: View, keep_top: int) -> None:
     """The message box over the layout: inverted (black on white) for an
-    error, white-framed on black for info; word-wrapped, at most 4 lines.
+    error, white-framed on black for info; word-wrapped whole.
 
-    The layout below row ``keep_top`` is cleared first (the top bar with the
-    score or title stays), so no half-covered text shows around the box.
+    The layout below row ``keep_top`` is cleared first (the score stays), so
+    no half-covered text shows around the box.  A message too long for the
+    room below takes the whole screen (six lines).
     """
-    small = canvas.fonts.small
     error = view.message_is_error
-    lines = wrap(view.message or "", small, WIDTH - 10, 4)
-    box_h = len(lines) * _PITCH + 7
+    lines = message_lines(view.message or "", canvas.fonts)
     x0, x1 = 1, WIDTH - 2
+    if len(lines) * _PITCH + 7 > HEIGHT - keep_top:  # the whole screen, edge to edge
+        keep_top, x0, x1 = 0, 0, WIDTH - 1
+        lines = message_lines(view.message or "", canvas.fonts, full_screen=True)
+    box_h = min(HEIGHT - keep_top, len(lines) * _PITCH + 7)
     y0 = keep_top + (HEIGHT - keep_top - box_h) // 2
     y1 = y0 + box_h - 1
     draw = canvas.draw
@@ -526,8 +711,9 @@ def _message(canvas: _Canvas, view: View, keep_top: int) -> None:
     else:
         draw.rectangle((x0, y0, x1, y1), outline=ON, fill=OFF)
         fill = ON
+    text_top = y0 + (box_h - (len(lines) * _PITCH - 2)) // 2
     for i, line in enumerate(lines):
-        canvas.text_center(y0 + 4 + i * _PITCH, line, fill=fill, left=x0, right=x1 + 1)
+        canvas.text_center(text_top + i * _PITCH, line, fill=fill, left=x0, right=x1 + 1)
 
 
 _LAYOUTS: Final[dict[str, Callable[[_Canvas, View], None]]] = {
@@ -537,14 +723,24 @@ _LAYOUTS: Final[dict[str, Callable[[_Canvas, View], None]]] = {
     "winner": _winner,
     "help": _help,
     "notice": _notice,
+    "rules": _rules,
+    "hands": _hands,
 }
+
+
+def _kept_rows(view: View) -> int:
+    """Rows at the top a message box leaves in view: the score (the table's
+    labels and big row, another layout's bar)."""
+    if view.kind == "winner" or (view.kind == "table" and view.hand is None):
+        return 0
+    return _HEADER_H if view.kind == "table" else _BAR_H
 
 
 def render(view: View, fonts: Fonts | None = None) -> Image.Image:
     """Draw ``view``: a new 128x64 mode ``"1"`` image, lit pixels = 1.
 
-    Raises :class:`~firmware.fonts.FontsMissing` if the font packages are not
-    installed and ``ValueError`` for an unknown ``view.kind``.
+    Raises :class:`~firmware.fonts.FontsMissing` if the shipped font files are
+    gone and ``ValueError`` for an unknown ``view.kind``.
     """
     layout = _LAYOUTS.get(view.kind)
     if layout is None:
@@ -553,87 +749,5 @@ def render(view: View, fonts: Fonts | None = None) -> Image.Image:
     layout(canvas, view)
     _draw_flags(canvas, view)
     if view.message is not None:
-        has_bar = not (view.kind == "winner" or (view.kind == "table" and view.hand is None))
-        _message(canvas, view, keep_top=_BAR_H if has_bar else 0)
+        _message(canvas, view, keep_top=_kept_rows(view))
     return canvas.image
-
-
-# --------------------------------------------------------------------------- samples
-
-SAMPLE_VIEWS: Final[dict[str, View]] = {
-    "table_welcome": View(
-        kind="table",
-        prompt="Press OK for a new game, or hold OK to pick the first dealer at random",
-    ),
-    "table_bidding": View(
-        kind="table", score_ns=3, score_ew=4, hand=5, dealer="Ragnar", leader="Sigríður",
-        upcard="H", maker="Anna", alone=True, prompt="Anna makes: which suit?",
-    ),
-    "table_upcard": View(
-        kind="table", score_ns=3, score_ew=4, hand=5, dealer="Ragnar", leader="Sigríður",
-        upcard="H", prompt="Sigríður to bid: order up, or pass",
-    ),
-    "table_alone": View(
-        kind="table", score_ns=7, score_ew=5, hand=3, dealer="Sigríður", leader="Anna",
-        trump="H", maker="Sigríður", alone=True, tricks_ns=1, tricks_ew=2,
-        prompt="Trick 4: who won it?", flags=("serial",),
-    ),
-    "table_long_names": View(
-        kind="table", score_ns=9, score_ew=10, target=11, hand=12,
-        dealer="Maximiliánus Ø", leader="Þórhildur-Björk", trump="C",
-        maker="Maximiliánus Ø", tricks_ns=0, tricks_ew=3,
-        prompt="Trick 4: who won it? (makers have 0, they need 3 to score)",
-    ),
-    "table_cursor": View(
-        kind="table", score_ns=4, score_ew=6, hand=7, dealer="Anna", leader="Ragnar",
-        trump="S", maker="South", tricks_ns=2, tricks_ew=1, prompt="Trick 4: who won?",
-        choices=(Choice("Ragnar won", "N"), Choice("Sigríður won", "E"),
-                 Choice("South won", "S"), Choice("Anna won", "W")),
-        cursor=1,
-    ),
-    "menu_scrolled": View(
-        kind="menu", title="Who made trump?",
-        choices=(
-            Choice("Ragnar", "N"), Choice("Sigríður", "E"), Choice("South", "S"),
-            Choice("Anna", "W"), Choice("Hearts", "HEARTS"), Choice("Go alone", "ALONE"),
-            Choice("Undo last entry", "UNDO"),
-        ),
-        cursor=5,
-    ),
-    "menu_plain": View(
-        kind="menu", title="Main menu",
-        choices=(Choice("Resume game"), Choice("New game"), Choice("Players"),
-                 Choice("House rules")),
-        cursor=1,
-    ),
-    "result": View(
-        kind="result", title="Hand 4", score_ns=2, score_ew=7,
-        lines=("Sigríður alone", "euchred: 2 tricks", "North-South +2"),
-    ),
-    "winner": View(
-        kind="winner", title="NS win 10-7", score_ns=10, score_ew=7,
-        lines=("Ragnar & South", "New game: tap the first dealer"),
-    ),
-    "help": View(
-        kind="help", title="Buttons",
-        lines=("N E S W: seat / trick", "♠ ♥ ♦ ♣: trump suit", "ALONE: maker alone",
-               "UNDO: step back", "OK: confirm, next"),
-    ),
-    "notice": View(
-        kind="notice", title="Journal set aside",
-        lines=("The game file was damaged after a power cut.",
-               "Kept as game-3.bad; resumed from the last good entry."),
-    ),
-    "message_error": View(
-        kind="table", score_ns=7, score_ew=5, hand=3, dealer="Sigríður", leader="Anna",
-        trump="H", maker="Anna", alone=True, tricks_ns=1, tricks_ew=2,
-        prompt="Trick 4: who won it?",
-        message="Ragnar sits out: Anna went alone",
-    ),
-    "message_info": View(
-        kind="table", score_ns=7, score_ew=5, hand=3, dealer="Sigríður", leader="Anna",
-        trump="H", maker="Sigríður", prompt="Trick 1: who won it?",
-        message="Saved. Undo steps back one entry.", message_is_error=False,
-    ),
-}
-"""One representative view per layout (the golden images and the docs use these)."""

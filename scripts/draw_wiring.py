@@ -22,9 +22,12 @@ sys.path.insert(0, str(REPO))
 
 from firmware.buttons import LABELS  # noqa: E402
 from firmware.config import DEFAULT_PINS  # noqa: E402
-from firmware.fonts import DEJAVU_DIR, FontsMissing  # noqa: E402
+from firmware.fonts import FontsMissing  # noqa: E402
 
 DEFAULT_OUT = REPO / "hw" / "wiring.png"
+DEJAVU_DIR = Path("/usr/share/fonts/truetype/dejavu")
+"""DejaVu Sans from the Debian package fonts-dejavu-core: only this picture uses it
+(the referee's screens use the Terminus files it ships)."""
 
 # ----------------------------------------------------------------------------- tables
 

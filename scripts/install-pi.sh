@@ -15,8 +15,8 @@
 #      (/dev/i2c-1 and the USB gadget serial port /dev/ttyGS0 at boot).
 #   3. Masks serial-getty@ttyGS0.service: the referee owns /dev/ttyGS0, no
 #      login prompt may sit on it (other serial consoles are left as they are).
-#   4. apt: python3-lgpio python3-venv fonts-dejavu-core fonts-terminus-otb
-#      i2c-tools (only the missing ones).
+#   4. apt: python3-lgpio python3-venv i2c-tools (only the missing ones; the
+#      screens' fonts ship with the program).
 #   5. The system user "euchre" (no login, no home) in the groups gpio, i2c
 #      and dialout (groups made if missing).
 #   6. A venv with --system-site-packages (for Debian's python3-lgpio) in
@@ -72,7 +72,7 @@ UNIT=euchre-referee.service
 UNIT_DIR=/etc/systemd/system
 SERVICE_USER=euchre
 SERVICE_GROUPS=(gpio i2c dialout)
-APT_PACKAGES=(python3-lgpio python3-venv fonts-dejavu-core fonts-terminus-otb i2c-tools)
+APT_PACKAGES=(python3-lgpio python3-venv i2c-tools)
 
 changes=0
 reboot_needed=0

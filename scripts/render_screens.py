@@ -1,96 +1,259 @@
-"""Render the referee's screens to ``docs/screens/NAME.png`` (4x, crisp) and a
-contact sheet ``docs/screens/all.png``.
+"""The referee's real screens, from a scripted game: the docs' pictures and
+the golden images, both from the same scenes.
 
-    .venv/bin/python scripts/render_screens.py [OUTDIR]
+    .venv/bin/python scripts/render_screens.py            # docs/screens/ only
+    .venv/bin/python scripts/render_screens.py --golden   # and tests/firmware/golden/
+    .venv/bin/python scripts/render_screens.py OUTDIR     # the pictures elsewhere
 
-The frames come from the real app: a :class:`firmware.app.Referee` (journal in a
-temporary directory) is driven by button presses through a game, and the
-screen is captured at each moment worth showing — the same code the box runs.
-They are scaled with nearest neighbour and tinted like a white-on-black OLED.
+Each scene is a :class:`firmware.app.Referee` (journal in a temporary
+directory, a clock that only moves when told) driven through its public API
+— ``press``, ``handle``, ``enter`` — as the table would, and the view it
+really shows is captured: the same code the box runs.  ``docs/screens/NAME.png``
+is each frame 4x, nearest neighbour, tinted like a white-on-black OLED, with
+a contact sheet ``all.png``; ``tests/firmware/golden/NAME.png`` is the 1-bit
+frame that ``tests/firmware/test_fw_screens.py`` compares with.
+
+Views the app does not yet fill: while no scene's view carries any of the
+fields ``ok_hint``, ``bidding``, ``last_hand``, ``house_rules``,
+``lone_defender`` (an app from before they were added), the scenes fill them
+from the referee's game so the pictures show the layouts; and the rules and
+hands pages are built from the game the same way.  As soon as the app fills
+them, its own views are used untouched.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))  # the tests' one FakeClock, and the hand-built views
 
-import tempfile  # noqa: E402
-from dataclasses import replace  # noqa: E402
+from support.clock import FakeClock  # noqa: E402
+from support.screen_views import HAND_BUILT  # noqa: E402
 
+from euchre_core import Phase, Rules, Seat, Team  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
 from firmware.screens import HEIGHT, WIDTH, render  # noqa: E402
 from firmware.store import Store  # noqa: E402
+from firmware.summary import describe_result  # noqa: E402
 from firmware.view import View  # noqa: E402
 
+DOCS_DIR = REPO / "docs" / "screens"
+GOLDEN_DIR = REPO / "tests" / "firmware" / "golden"
+"""The real screens' golden images; the hand-built views' are in ``views/`` below it."""
+VIEWS_GOLDEN_DIR = GOLDEN_DIR / "views"
+REGENERATE = "python scripts/render_screens.py --golden"
+"""The one command that redraws both (the golden test names it when it fails)."""
 
-class _Clock:
-    """A clock that stands still, so messages and results stay on screen."""
-
-    now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+NAMES = {Seat.N: "Ragnar", Seat.E: "Sigríður", Seat.S: "Anna", Seat.W: "Þórhildur"}
+NEW_FIELDS = ("ok_hint", "bidding", "last_hand", "house_rules", "lone_defender")
 
 
-def screens_of_a_game() -> dict[str, View]:
-    """Drive a Referee through a game and keep the views worth showing."""
-    shots: dict[str, View] = {}
-    clock = _Clock()
+@contextmanager
+def referee(layout: str = "seats", rules: Rules | None = None
+            ) -> Iterator[tuple[Referee, FakeClock]]:
+    """A fresh referee with the scenes' names, its journal in a temporary directory."""
+    clock = FakeClock()
     with tempfile.TemporaryDirectory() as state:
-        config = Config(state_dir=Path(state))
-        referee = Referee(config, Store(Path(state)), renderer=lambda view: view, clock=clock)
+        config = Config(state_dir=Path(state), layout=layout,  # type: ignore[arg-type]
+                        names=dict(NAMES), rules=rules or Rules())
+        app = Referee(config, Store(Path(state)), renderer=lambda view: view, clock=clock)
+        try:
+            yield app, clock
+        finally:
+            app.store.close()
 
-        def press(*buttons: str) -> None:
-            for button in buttons:
-                clock.now += 10  # past any message or result
-                referee.press(button)
 
-        shots["new_game"] = referee.view()
-        press("W", "HEARTS")
-        shots["upcard"] = referee.view()
-        press("N", "OK", "E")
-        shots["maker"] = referee.view()
-        press("HEARTS")
-        shots["confirm"] = referee.view()
-        press("ALONE", "OK")
-        shots["trick_alone"] = referee.view()
-        clock.now += 10
-        referee.press("W")
-        shots["rejected"] = referee.view()
-        press("E", "E", "OK")
-        shots["claim_menu"] = referee.view()
-        clock.now += 10
-        referee.press("E")
-        shots["hand_result"] = referee.view()
-        press("HELP")
-        shots["help"] = referee.view()
-        press("HELP")
-        # play on to a win: South makes clubs and marches, hand after hand
-        while referee.game.winner is None:
-            press("S", "CLUBS", "OK", "S", "S", "S", "S", "S")
-        clock.now += 10
-        shots["winner"] = referee.view()
-        referee.store.close()
-    with tempfile.TemporaryDirectory() as state:
-        config = Config(state_dir=Path(state), layout="cursor")
-        referee = Referee(config, Store(Path(state)), renderer=lambda view: view, clock=clock)
-        for button in ("NEXT", "OK", "NEXT", "NEXT", "OK"):
-            clock.now += 10
-            referee.press(button)
-        shots["cursor_layout"] = referee.view()
-        referee.store.close()
+def press(app: Referee, clock: FakeClock, *buttons: str) -> None:
+    """Tap ``buttons`` one by one, each after any message or result has gone."""
+    for button in buttons:
+        clock.advance(10)
+        app.press(button)
+
+
+def _bidding_words(app: Referee) -> str:
+    hand = app.game.hand
+    parts = [f"Round {1 if hand.passes < 4 else 2}"]
+    if hand.passes:
+        passed = [app.game.name(seat) for seat in _passed(app)]
+        parts.append("passed: " + ", ".join(passed))
+    if hand.upcard_suit is not None:
+        turned = hand.passes >= 4
+        parts.append(f"{hand.upcard_suit.symbol} " + ("turned down" if turned else "up"))
+    return " · ".join(parts)
+
+
+def _passed(app: Referee) -> list[Seat]:
+    hand = app.game.hand
+    seat = hand.dealer.left
+    seats = []
+    for _ in range(hand.passes % 4 if hand.passes < 4 else hand.passes - 4):
+        seats.append(seat)
+        seat = seat.left
+    return seats
+
+
+def stand_ins(app: Referee, view: View) -> View:
+    """The new fields filled from the referee's game, for an app that leaves them empty."""
+    game = app.game
+    if game.phase is not Phase.IN_GAME:
+        return view
+    hand = game.hand
+    if view.kind == "menu" and hand.trump is not None:  # a claim: the score and trump in view
+        return replace(view, hand=hand.number, trump=str(hand.trump))
+    if view.kind != "table":
+        return view
+    hint = app.step().hint
+    ok = next((part.strip() for part in hint.split(";") if part.strip().startswith("OK")), "")
+    last = ""
+    if game.results and hand.maker is None and not hand.passes:
+        result = game.results[-1]
+        last = "Last hand: " + ", ".join(describe_result(game, result))
+    return replace(
+        view,
+        ok_hint=ok,
+        bidding=_bidding_words(app) if hand.maker is None else "",
+        last_hand=last,
+        house_rules=bool(game.rules.to_tokens()),
+        lone_defender=game.name(hand.lone_defender) if hand.lone_defender else None,
+    )
+
+
+def rules_page(app: Referee) -> View:
+    """The rules page as the app shows it (built from the game until it does)."""
+    lines = tuple(app.game.rules.describe()) or ("Standard rules",)
+    return View(kind="rules", title="House rules", lines=lines,
+                score_ns=app.game.score[Team.NS], score_ew=app.game.score[Team.EW])
+
+
+def hands_page(app: Referee) -> View:
+    """The last hand and the hands so far (built from the game until the app shows it)."""
+    game = app.game
+    lines = tuple(f"{result.number}: " + ", ".join(describe_result(game, result))
+                  for result in reversed(game.results))
+    return View(kind="hands", title="Hands so far", lines=lines or ("No hand played yet",))
+
+
+Shot = tuple[View, View]
+"""A view the app showed, and the same with the stand-ins filled."""
+Scene = Callable[[], dict[str, Shot]]
+
+
+def shot(app: Referee, view: View | None = None) -> Shot:
+    """What the app shows now (or ``view``), raw and with the stand-ins."""
+    view = app.view() if view is None else view
+    return view, stand_ins(app, view)
+
+
+def seats_game() -> dict[str, Shot]:
+    """A game in the seats layout: the welcome, the bidding, a refusal, tricks,
+    a claim, the result, help, round 2, and on to the winner."""
+    shots: dict[str, Shot] = {}
+    with referee() as (app, clock):
+        shots["welcome"] = shot(app)
+        press(app, clock, "W", "HEARTS")  # W deals; the upcard is a heart
+        shots["upcard"] = shot(app)
+        press(app, clock, "N", "OK", "E")  # Ragnar passes; Sigríður picks
+        shots["maker"] = shot(app)
+        press(app, clock, "HEARTS", "ALONE")
+        shots["confirm"] = shot(app)
+        press(app, clock, "OK")
+        shots["table"] = shot(app)
+        clock.advance(10)
+        app.press("W")  # Þórhildur sits out: refused, in words
+        shots["refused"] = shot(app)
+        press(app, clock, "E", "E", "OK")
+        shots["claim"] = shot(app)
+        clock.advance(10)
+        app.press("E")  # the makers took the rest
+        shots["result"] = shot(app)
+        press(app, clock, "HELP")
+        shots["help_seats"] = shot(app)
+        press(app, clock, "HELP")
+        shots["last_hand"] = shot(app)
+        shots["hands_page"] = shot(app, hands_page(app))
+        # round 2: everyone passes the upcard, then two more pass
+        press(app, clock, "SPADES")
+        for _ in range(4):
+            seat = str(app.game.hand.bid_turn)
+            press(app, clock, seat, "OK")
+        for _ in range(2):
+            seat = str(app.game.hand.bid_turn)
+            press(app, clock, seat, "OK")
+        shots["round_2"] = shot(app)
+        press(app, clock, "UNDO")
+        shots["undone"] = shot(app)
+        press(app, clock, "UNDO", "UNDO", "UNDO", "UNDO", "UNDO", "UNDO")
+        while app.game.winner is None:  # Anna makes clubs and marches, hand after hand
+            press(app, clock, "S", "CLUBS", "OK", "S", "S", "S", "S", "S")
+        clock.advance(10)
+        shots["winner"] = shot(app)
+    return shots
+
+
+def house_rules_game() -> dict[str, Shot]:
+    """A house-rules game: a lone defender, and the rules page."""
+    shots: dict[str, Shot] = {}
+    rules = Rules().replace(target=11, defend_alone=True)
+    with referee(rules=rules) as (app, clock):
+        press(app, clock, "N", "S", "DIAMONDS", "ALONE", "OK")  # N deals; Anna alone
+        press(app, clock, "W")  # Þórhildur defends alone
+        shots["lone_defender"] = shot(app)
+        shots["rules_page"] = shot(app, rules_page(app))
+    return shots
+
+
+def cursor_game() -> dict[str, Shot]:
+    """The cursor layout: a bid by moving and picking, and its help."""
+    shots: dict[str, Shot] = {}
+    with referee(layout="cursor") as (app, clock):
+        press(app, clock, "NEXT", "OK", "NEXT", "NEXT", "OK")
+        shots["cursor_bid"] = shot(app)
+        press(app, clock, "HELP")
+        shots["help_cursor"] = shot(app)
+    return shots
+
+
+def journal_moved_aside() -> dict[str, Shot]:
+    """A journal damaged after a power cut: set aside, and the table told."""
+    clock = FakeClock()
     with tempfile.TemporaryDirectory() as state:
         (Path(state) / "journal.sqlite3").write_bytes(b"not a database, after a power cut" * 40)
-        referee = Referee(Config(state_dir=Path(state)), Store(Path(state)),
-                          renderer=lambda view: view, clock=clock)
-        shots["journal_moved_aside"] = referee.view()
-        referee.store.close()
-    return {name: replace(view, flags=()) for name, view in shots.items()}
+        app = Referee(Config(state_dir=Path(state), names=dict(NAMES)), Store(Path(state)),
+                      renderer=lambda view: view, clock=clock)
+        moved = shot(app)
+        app.store.close()
+    return {"journal_moved_aside": moved}
+
+
+SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, journal_moved_aside)
+
+
+def app_fills_new_fields(views: list[View]) -> bool:
+    """Whether the app itself fills any of :data:`NEW_FIELDS` in these views."""
+    blank = View()
+    return any(getattr(view, name) != getattr(blank, name) for view in views for name in NEW_FIELDS)
+
+
+def scene_views() -> dict[str, View]:
+    """Every scene's views by name (the flags cleared: they depend on the link)."""
+    shots: dict[str, Shot] = {}
+    for scene in SCENES:
+        shots.update(scene())
+    raw = app_fills_new_fields([view for view, _ in shots.values()])
+    return {name: replace(pair[0] if raw else pair[1], flags=()) for name, pair in shots.items()}
+
+
+# --------------------------------------------------------------------------- pictures
 
 SCALE = 4
 LIT = (235, 245, 255)  # a cool white, like the OLED's pixels
@@ -109,15 +272,7 @@ def oled(image: Image.Image, scale: int = SCALE) -> Image.Image:
     return rgb
 
 
-def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else Path(__file__).resolve().parent.parent / "docs" / "screens"
-    out.mkdir(parents=True, exist_ok=True)
-    tiles: list[tuple[str, Image.Image]] = []
-    for name, view in screens_of_a_game().items():
-        tile = oled(render(view))
-        tile.save(out / f"{name}.png")
-        tiles.append((name, tile))
-        print(out / f"{name}.png")
+def contact_sheet(tiles: list[tuple[str, Image.Image]]) -> Image.Image:
     w, h = WIDTH * SCALE, HEIGHT * SCALE
     rows = (len(tiles) + COLUMNS - 1) // COLUMNS
     label_h = 14
@@ -130,8 +285,39 @@ def main(argv: list[str]) -> int:
         y = PAD + (i // COLUMNS) * (h + PAD + label_h)
         draw.text((x, y), name, fill=LABEL)
         sheet.paste(tile, (x, y + label_h))
-    sheet.save(out / "all.png")
-    print(out / "all.png")
+    return sheet
+
+
+def write_golden(frames: dict[str, Image.Image], folder: Path) -> None:
+    """``folder/NAME.png`` for each frame, and no other PNG left there."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    for name, frame in frames.items():
+        frame.save(folder / f"{name}.png")
+    print(f"{folder}: {len(frames)} golden images")
+
+
+def main(argv: list[str]) -> int:
+    golden = "--golden" in argv
+    args = [arg for arg in argv if arg != "--golden"]
+    out = Path(args[0]) if args else DOCS_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    if out == DOCS_DIR:  # no picture of a screen that is gone
+        for old in out.glob("*.png"):
+            old.unlink()
+    tiles: list[tuple[str, Image.Image]] = []
+    frames = {name: render(view) for name, view in scene_views().items()}
+    for name, frame in frames.items():
+        tile = oled(frame)
+        tile.save(out / f"{name}.png")
+        tiles.append((name, tile))
+    contact_sheet(tiles).save(out / "all.png")
+    print(f"{out}: {len(tiles)} screens and all.png")
+    if golden:
+        write_golden(frames, GOLDEN_DIR)
+        write_golden({name: render(view) for name, view in HAND_BUILT.items()},
+                     VIEWS_GOLDEN_DIR)
     return 0
 
 

@@ -33,6 +33,7 @@ from drivers import PRESS, ButtonEvent
 from ..app import Referee
 from ..config import Config, ConfigError, load_config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from ..fonts import screen_name_problem
 from ..store import JournalError, Store
 from .terminal import (
     SCREEN_ENTER,
@@ -74,6 +75,10 @@ def emulator_config(args: argparse.Namespace) -> Config:
             raise ConfigError(f"--players: {error}") from None
         if not isinstance(event, Players):
             raise ConfigError("--players: seat=name pairs, e.g. N=Ragnar E=Sigríður")
+        for seat, name in event.names:
+            problem = screen_name_problem(name)
+            if problem is not None:
+                raise ConfigError(f"--players: {seat}'s name must be {problem}")
         names = dict(config.names)
         names.update(event.names)
         config = replace(config, names=names)

@@ -170,9 +170,12 @@ def choose_blocks(columns: int, rows: int, wanted: Blocks = "auto") -> str:
 
 
 def status_lines(view: View) -> list[str]:
-    """Three lines of plain text under the frame: the score and hand, the bid and
-    tricks, and the prompt (or the message on the screen)."""
-    first = f"NS {view.score_ns}  EW {view.score_ew}  (game to {view.target})"
+    """Three lines of plain text under the frame: the score and hand (and
+    the house rules when they are not standard), the bid and tricks (the
+    bidding as it stands, a lone defender, the last hand), and the prompt
+    with what OK does (or the message on the screen)."""
+    rules = ", house rules" if view.house_rules else ""
+    first = f"NS {view.score_ns}  EW {view.score_ew}  (game to {view.target}{rules})"
     second = ""
     if view.hand is not None:
         first += f"  │  Hand {view.hand}: {view.dealer} deals, {view.leader} leads"
@@ -180,12 +183,16 @@ def status_lines(view: View) -> list[str]:
             alone = " alone" if view.alone else ""
             second = (f"Trump {suit_symbol(view.trump)} by {view.maker}{alone}"
                       f"  │  tricks NS {view.tricks_ns}  EW {view.tricks_ew}")
+            if view.lone_defender:
+                second += f"  │  {view.lone_defender} defends alone"
         else:
-            parts = []
-            if view.upcard is not None:
+            parts = [view.bidding] if view.bidding else []
+            if view.upcard is not None and not view.bidding:
                 parts.append(f"Upcard {suit_symbol(view.upcard)}")
             if view.maker:
                 parts.append(f"maker {view.maker}" + (" alone" if view.alone else ""))
+            if view.last_hand:
+                parts.append(view.last_hand)
             second = "  │  ".join(parts)
     if view.kind == "table":
         third = view.prompt
@@ -200,6 +207,8 @@ def status_lines(view: View) -> list[str]:
         )
     else:
         third = " · ".join([view.title, *view.lines])
+    if view.ok_hint:
+        third += f"  │  {view.ok_hint}"
     third = "» " + third
     if view.message:
         third = ("! " if view.message_is_error else "» ") + view.message

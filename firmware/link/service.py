@@ -47,6 +47,7 @@ from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck,
 from euchre_core.log import HEADER, strip_line
 
 from ..app import Referee
+from ..fonts import screen_name_problem
 from ..store import JournalError, games_of
 from ..summary import summary_json, summary_text
 from .protocol import (
@@ -523,6 +524,11 @@ class RefereeProtocol(LineProtocol):
                 self.error(str(error))
                 return
             assert isinstance(event, Players)
+            for seat, name in event.names:
+                problem = screen_name_problem(name)
+                if problem is not None:
+                    self.error(f"players: {seat}'s name must be {problem}")
+                    return
 
             def set_names(referee: Referee) -> str:
                 return referee.set_next_names(dict(event.names))

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from luma.core.device import dummy
 from luma.core.interface.serial import i2c
-from luma.oled.device import sh1106, ssd1306
+from luma.oled.device import sh1106, ssd1306, ssd1309
 from PIL import Image
 from support.driver_fakes import COMMAND, DATA, FakeBus, Sh1106Ram, Ssd1306Ram
 
@@ -81,6 +81,21 @@ def test_open_oled_sh1106_rotated(bus):
     assert {address for address, _, _ in bus.log} == {0x3D}
 
 
+def test_open_oled_ssd1309_the_large_panel(bus):
+    """The 2.42" panel's SSD1309: luma's own ssd1309 device and init, and
+    PageDiffDisplay writes its RAM the SSD1306 way, page by page."""
+    device = open_oled("ssd1309", bus=bus)
+    assert isinstance(device, ssd1309) and device.persist is True
+    lumas_own = FakeBus()
+    ssd1309(i2c(bus=lumas_own))
+    assert bus.log == lumas_own.log and bus.commands()[0][0] == 0xAE
+    bus.log.clear()
+    ram = Ssd1306Ram()
+    PageDiffDisplay(device).show(frame((0, 0), (127, 63)))
+    ram.replay(bus)
+    assert ram.on and same(ram.image(), frame((0, 0), (127, 63)))
+
+
 def test_open_oled_without_init_sends_nothing(bus):
     device = open_oled("ssd1306", bus=bus, init=False)
     assert bus.log == []
@@ -95,7 +110,8 @@ def test_open_oled_without_init_sends_nothing(bus):
     [
         (
             {"controller": "ssd1351"},
-            "unknown display controller 'ssd1351'; expected one of 'sh1106', 'ssd1306'",
+            "unknown display controller 'ssd1351'; expected one of 'sh1106', 'ssd1306', "
+            "'ssd1309'",
         ),
         ({"rotate": 4}, "rotate must be 0, 1, 2 or 3, not 4"),
         (

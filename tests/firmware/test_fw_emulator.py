@@ -141,6 +141,24 @@ def test_fw_status_lines_in_words() -> None:
     assert status_lines(refused)[2] == "! hearts was turned down"
 
 
+def test_fw_status_lines_show_the_new_fields_in_words() -> None:
+    bidding = View(score_ns=3, score_ew=7, target=11, hand=5, dealer="Ragnar", leader="Anna",
+                   upcard="H", prompt="Sigríður to bid", ok_hint="OK: Sigríður passes",
+                   bidding="Round 2 · passed: Anna, Ragnar · ♥ turned down",
+                   last_hand="Last hand: Anna euchred, EW +2", house_rules=True)
+    assert status_lines(bidding) == [
+        "NS 3  EW 7  (game to 11, house rules)  │  Hand 5: Ragnar deals, Anna leads",
+        "Round 2 · passed: Anna, Ragnar · ♥ turned down  │  Last hand: Anna euchred, EW +2",
+        "» Sigríður to bid  │  OK: Sigríður passes",
+    ]
+    lone = View(hand=2, dealer="Ragnar", leader="Anna", trump="D", maker="Anna", alone=True,
+                lone_defender="Þórhildur", prompt="Trick 1: who won?", ok_hint="OK: claim")
+    assert status_lines(lone)[1] == (
+        "Trump ♦ by Anna alone  │  tricks NS 0  EW 0  │  Þórhildur defends alone")
+    page = View(kind="rules", title="House rules", lines=("Game to 11", "Defend alone: on"))
+    assert status_lines(page)[2] == "» House rules · Game to 11 · Defend alone: on"
+
+
 # --------------------------------------------------------------------------- the display
 
 

@@ -1,51 +1,84 @@
 """The screens: golden images drawn on luma's ``dummy`` device, plus exact invariants.
 
-Goldens live in ``tests/firmware/golden/NAME.png``, one per
-``firmware.screens.SAMPLE_VIEWS`` entry.  After an intended change of a layout,
-regenerate them with ``REGENERATE_GOLDEN=1 .venv/bin/python -m pytest tests/firmware``:
-that run rewrites the files and FAILS, so it can never pass silently; look at
-the new images (``scripts/render_screens.py`` draws them 4x) and rerun.
+Two sets of goldens, both redrawn by one command, ``python scripts/render_screens.py
+--golden`` (it also redraws ``docs/screens/`` from the same scenes):
+
+- ``tests/firmware/golden/NAME.png``: the real screens, the views a
+  :class:`~firmware.app.Referee` shows while the script's scenes play a game;
+- ``tests/firmware/golden/views/NAME.png``: hand-built views
+  (:data:`support.screen_views.HAND_BUILT`), every layout and case.
+
+After an intended change of a layout, run the command, look at the new
+images (``docs/screens/all.png``), and commit them.
 """
 
 from __future__ import annotations
 
-import os
+import importlib.util
+import math
+import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from luma.core.device import dummy
 from PIL import Image, ImageChops
+from support.clock import FakeClock
+from support.screen_views import HAND_BUILT
 
-from firmware.fonts import FontsMissing, load_fonts
+from euchre_core import Rules, Seat
+from firmware.app import Referee
+from firmware.buttons import BUTTONS
+from firmware.config import Config, ConfigError, parse_config
+from firmware.fonts import (
+    FontsMissing,
+    can_draw,
+    load_fonts,
+    screen_name_problem,
+    undrawable,
+)
 from firmware.screens import (
     HEIGHT,
-    SAMPLE_VIEWS,
+    MESSAGE_ROWS,
     WIDTH,
     fit,
     key_label,
     menu_window,
+    message_lines,
+    page_lines,
+    pages,
     render,
+    talk_lines,
     wrap,
     wrap_lines,
 )
+from firmware.store import Store
 from firmware.view import Choice, View
 
-GOLDEN_DIR = Path(__file__).parent / "golden"
-
-try:
-    load_fonts()
-    _FONTS_ERROR = ""
-except FontsMissing as exc:  # pragma: no cover - depends on the machine
-    _FONTS_ERROR = str(exc)
-
-needs_fonts = pytest.mark.skipif(
-    bool(_FONTS_ERROR),
-    reason=f"screen fonts not installed (fonts-terminus-otb, fonts-dejavu-core): {_FONTS_ERROR}",
-)
+ROOT = Path(__file__).resolve().parents[2]
 
 LONG_NAME = "Bartholomew-Maximiliánus Þórhildarson XL"  # 40 characters
 assert len(LONG_NAME) == 40
+
+
+def _load_scenes() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("render_screens",
+                                                  ROOT / "scripts" / "render_screens.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SCENES = _load_scenes()
+SCENE_VIEWS: dict[str, View] = SCENES.scene_views()
+GOLDEN_DIR: Path = SCENES.GOLDEN_DIR
+VIEWS_GOLDEN_DIR: Path = SCENES.VIEWS_GOLDEN_DIR
+REGENERATE: str = SCENES.REGENERATE
 
 
 @pytest.fixture(scope="module")
@@ -63,70 +96,239 @@ def shown(device: dummy, view: View) -> Image.Image:
     return image
 
 
-def check_golden(name: str, image: Image.Image, golden_dir: Path = GOLDEN_DIR,
-                 regenerate: bool | None = None) -> None:
-    """Compare ``image`` with ``golden_dir/name.png``; with ``REGENERATE_GOLDEN=1``
-    rewrite the file and fail (a regenerating run never passes)."""
-    if regenerate is None:
-        regenerate = os.environ.get("REGENERATE_GOLDEN") == "1"
+def check_golden(name: str, image: Image.Image, golden_dir: Path = GOLDEN_DIR) -> None:
+    """Compare ``image`` with ``golden_dir/name.png``; a difference or a missing
+    file fails naming the command that redraws them."""
     path = golden_dir / f"{name}.png"
-    if regenerate:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
-        pytest.fail(f"regenerated {path}; check the image, then rerun without REGENERATE_GOLDEN")
     if not path.exists():
-        pytest.fail(f"no golden image {path}; create it with REGENERATE_GOLDEN=1")
+        pytest.fail(f"no golden image {path}; draw them with: {REGENERATE}")
     with Image.open(path) as ref:
         ref.load()
         assert ref.mode == image.mode == "1"
         assert ref.size == image.size == (WIDTH, HEIGHT)
         bbox = ImageChops.difference(ref, image).getbbox()
-    assert bbox is None, f"{name}: frame differs from {path} within {bbox}"
+    assert bbox is None, (
+        f"{name}: frame differs from {path} within {bbox}; if the change is meant, "
+        f"redraw the goldens and docs/screens with: {REGENERATE}")
 
 
 # --------------------------------------------------------------------------- golden images
 
 
-@needs_fonts
-@pytest.mark.parametrize("name", sorted(SAMPLE_VIEWS))
-def test_golden(device: dummy, name: str) -> None:
-    check_golden(name, shown(device, SAMPLE_VIEWS[name]))
+@pytest.mark.parametrize("name", sorted(SCENE_VIEWS))
+def test_golden_real_screens(device: dummy, name: str) -> None:
+    check_golden(name, shown(device, SCENE_VIEWS[name]))
 
 
-def test_samples_cover_every_kind_and_case() -> None:
-    kinds = {view.kind for view in SAMPLE_VIEWS.values()}
-    assert kinds == {"table", "menu", "result", "winner", "help", "notice"}
-    assert SAMPLE_VIEWS["table_welcome"].hand is None
-    assert SAMPLE_VIEWS["table_alone"].alone and SAMPLE_VIEWS["table_alone"].trump == "H"
-    assert SAMPLE_VIEWS["table_alone"].dealer == "Sigríður"
-    assert SAMPLE_VIEWS["menu_scrolled"].cursor >= 4  # scrolled past the first page
-    assert SAMPLE_VIEWS["message_error"].message_is_error
-    assert SAMPLE_VIEWS["message_error"].message == "Ragnar sits out: Anna went alone"
+@pytest.mark.parametrize("name", sorted(HAND_BUILT))
+def test_golden_hand_built_views(device: dummy, name: str) -> None:
+    check_golden(name, shown(device, HAND_BUILT[name]), VIEWS_GOLDEN_DIR)
 
 
-def test_regenerate_writes_and_refuses_to_pass(tmp_path: Path) -> None:
+def test_golden_files_are_exactly_the_scenes() -> None:
+    """No golden image of a screen the scenes no longer make (and none missing)."""
+    assert {path.stem for path in GOLDEN_DIR.glob("*.png")} == set(SCENE_VIEWS)
+    assert {path.stem for path in VIEWS_GOLDEN_DIR.glob("*.png")} == set(HAND_BUILT)
+    assert {path.stem for path in (ROOT / "docs" / "screens").glob("*.png")} == {
+        *SCENE_VIEWS, "all"}
+
+
+def test_scenes_cover_every_screen_the_table_needs() -> None:
+    views = SCENE_VIEWS
+    assert {view.kind for view in views.values()} == {
+        "table", "menu", "result", "winner", "help", "notice", "rules", "hands"}
+    assert views["welcome"].hand is None
+    assert views["refused"].message == "Þórhildur sits out: Sigríður went alone"
+    assert views["refused"].message_is_error
+    assert views["round_2"].hand == 2 and views["round_2"].trump is None
+    assert views["lone_defender"].alone and views["lone_defender"].trump == "D"
+    assert views["claim"].kind == "menu" and views["result"].kind == "result"
+    assert views["winner"].kind == "winner"
+    assert views["help_seats"].lines != views["help_cursor"].lines  # each layout's help
+    assert views["cursor_bid"].choices  # the cursor layout's selector
+    assert not any("Main menu" in view.title for view in views.values())
+
+
+def test_missing_or_changed_golden_names_the_command(tmp_path: Path) -> None:
     image = Image.new("1", (WIDTH, HEIGHT), 0)
-    with pytest.raises(pytest.fail.Exception, match="regenerated"):
-        check_golden("blank", image, golden_dir=tmp_path, regenerate=True)
-    assert (tmp_path / "blank.png").exists()
-    check_golden("blank", image, golden_dir=tmp_path, regenerate=False)  # now it matches
+    with pytest.raises(pytest.fail.Exception, match=re.escape(REGENERATE)):
+        check_golden("absent", image, tmp_path)
+    image.save(tmp_path / "blank.png")
+    check_golden("blank", image, tmp_path)  # the same frame passes
     image.putpixel((5, 5), 1)
-    with pytest.raises(AssertionError, match=r"within \(5, 5, 6, 6\)"):
-        check_golden("blank", image, golden_dir=tmp_path, regenerate=False)
+    with pytest.raises(AssertionError, match=r"within \(5, 5, 6, 6\).*" + re.escape(REGENERATE)):
+        check_golden("blank", image, tmp_path)
+    assert REGENERATE == "python scripts/render_screens.py --golden"
+    assert GOLDEN_DIR == Path(__file__).parent / "golden"
 
 
-def test_missing_golden_fails(tmp_path: Path) -> None:
-    with pytest.raises(pytest.fail.Exception, match="REGENERATE_GOLDEN=1"):
-        check_golden("absent", Image.new("1", (WIDTH, HEIGHT)), tmp_path, regenerate=False)
+# --------------------------------------------------------------------------- legibility
+
+# The recommended panel (hw/README.md): a 2.42" 128x64 SSD1309, 0.43 mm a pixel.
+RECOMMENDED_PITCH_MM = 0.43
+READ_AT_1_M_MM = 4.7  # 16 minutes of arc at 1 m
+
+
+def _lit_rows(image: Image.Image, box: tuple[int, int, int, int], lit: int = 255) -> int:
+    """Rows of ``box`` holding a pixel of value ``lit``."""
+    crop = image.crop(box)
+    return sum(1 for y in range(crop.height)
+               if any(crop.getpixel((x, y)) == lit for x in range(crop.width)))
+
+
+def test_score_and_dealer_are_big_enough_to_read_from_a_seat() -> None:
+    need = math.ceil(READ_AT_1_M_MM / RECOMMENDED_PITCH_MM)
+    view = View(hand=1, score_ns=8, score_ew=8, dealer="HEH", leader="Anna", prompt="x")
+    image = render(view)
+    # the score digits: black in a lit chip at each end of the big row (rows 8..21)
+    assert _lit_rows(image, (1, 8, 11, 22), lit=0) >= need
+    assert _lit_rows(image, (WIDTH - 11, 8, WIDTH - 1, 22), lit=0) >= need
+    # the dealer's name between them, lit capitals
+    assert _lit_rows(image, (20, 8, WIDTH - 20, 23)) >= need
+    assert need == 11
+
+
+def _measured_heights() -> dict[str, int]:
+    """Pixel heights of the screen elements listed in hw/README.md's table."""
+    fonts = load_fonts()
+
+    def caps(font: object, text: str = "H") -> int:
+        image = Image.new("1", (60, 40))
+        from PIL import ImageDraw
+
+        draw = ImageDraw.Draw(image)
+        draw.fontmode = "1"
+        draw.text((0, 0), text, font=font, fill=1)  # type: ignore[arg-type]
+        box = image.getbbox()
+        assert box is not None
+        return box[3] - box[1]
+
+    return {
+        "score and dealer (table)": caps(fonts.big),
+        "winner banner (largest)": caps(fonts.bold_strike(28)),
+        "result lines": caps(fonts.bold),
+        "all other text (capitals)": caps(fonts.small),
+        "all other text (x-height)": caps(fonts.small, "x"),
+    }
+
+
+def test_hw_readme_table_of_heights_matches_the_fonts() -> None:
+    text = (ROOT / "hw" / "README.md").read_text(encoding="utf-8")
+    header = next(line for line in text.splitlines() if line.startswith("| screen element"))
+    pitches = [float(p) for p in re.findall(r"([0-9.]+) mm/px", header)]
+    assert RECOMMENDED_PITCH_MM in pitches
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 + len(pitches) and cells[1].endswith("px"):
+            rows[cells[0]] = cells[1:]
+    measured = _measured_heights()
+    assert set(rows) == set(measured)
+    for element, cells in rows.items():
+        assert cells[0] == f"{measured[element]} px", element
+        for pitch, cell in zip(pitches, cells[1:]):
+            assert cell == f"{measured[element] * pitch:.1f} mm", (element, pitch)
+
+
+# --------------------------------------------------------------------------- text shown whole
+
+
+def _letters(lines: list[str] | str) -> str:
+    text = "".join(lines) if isinstance(lines, list) else lines
+    return "".join(text.split())
+
+
+def _assert_whole(text: str, lines: list[str], room: int) -> None:
+    assert len(lines) <= room, (text, lines)
+    assert _letters(lines) == _letters(text), (text, lines)  # every word, no "…"
+
+
+NAME_POOL = ("Ragnar", "Sigríður", "Anna", "Þórhildur", "Jo", "Maximiliánus Ø", LONG_NAME)
+
+
+def _play(names: list[str], layout: str, taps: list[str], rules: Rules,
+          tmp: Path) -> list[View]:
+    """The views a referee shows while ``taps`` are pressed."""
+    clock = FakeClock()
+    config = Config(state_dir=tmp, layout=layout,  # type: ignore[arg-type]
+                    names=dict(zip((Seat.N, Seat.E, Seat.S, Seat.W), names)), rules=rules)
+    app = Referee(config, Store(tmp), renderer=lambda view: view, clock=clock)
+    seen = [app.view()]
+    try:
+        for tap in taps:
+            clock.advance(0.1 if tap != "OK" else 5)
+            app.press(tap)
+            seen.append(app.view())
+    finally:
+        app.store.close()
+    return seen
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(names=st.lists(st.sampled_from(NAME_POOL), min_size=4, max_size=4),
+       layout=st.sampled_from(["seats", "cursor"]),
+       rules=st.sampled_from([Rules(), Rules().replace(defend_alone=True, target=5,
+                                                         stick_the_dealer=False)]),
+       seed=st.integers(0, 2**32 - 1))
+def test_every_message_and_prompt_is_shown_whole(tmp_path_factory: pytest.TempPathFactory,
+                                                 names: list[str], layout: str, rules: Rules,
+                                                 seed: int) -> None:
+    """A random game (random taps of every button, long names among them):
+    each refusal or note is wrapped whole into the message box, each prompt
+    with what OK does whole into the table's lines (names up to 20
+    characters), each text page whole."""
+    rng = random.Random(seed)
+    taps = [rng.choice([*BUTTONS, "HELP", "OK", "OK"]) for _ in range(150)]
+    fonts = load_fonts()
+    for view in _play(names, layout, taps, rules, tmp_path_factory.mktemp("game")):
+        if view.message:
+            _assert_whole(view.message, message_lines(view.message, fonts), MESSAGE_ROWS)
+        if view.kind == "table" and max(map(len, names)) <= 20:
+            # (a 40-character name takes two lines by itself: its prompts get cut)
+            rows = 3 if view.choices or view.hand is None else 4
+            talk = talk_lines(view, fonts.small, rows, state_rows=0)
+            _assert_whole(f"{view.prompt} {'' if view.choices else view.ok_hint}", talk, rows)
+        if view.kind in ("help", "notice", "rules", "hands"):
+            _assert_whole(" ".join(view.lines), page_lines(view, fonts), 99)
+        render(view)  # and every one draws
+
+
+def test_a_refusal_naming_two_long_names_is_shown_whole() -> None:
+    fonts = load_fonts()
+    message = f"{LONG_NAME} sits out: {LONG_NAME} went alone"
+    lines = message_lines(message, fonts)
+    _assert_whole(message, lines, MESSAGE_ROWS)
+    boxed = render(View(hand=1, dealer="Anna", leader="Jo", message=message))
+    assert boxed.getpixel((5, 0)) == 255 and boxed.getpixel((WIDTH - 5, HEIGHT - 1)) == 255
+    assert len(lines) == 6  # it takes the whole screen
+
+
+def test_pages_keep_every_word_and_items_together() -> None:
+    fonts = load_fonts()
+    view = HAND_BUILT["hands_page_2"]
+    book = pages(view, fonts)
+    assert [len(page) for page in book] == [4, 4, 4, 2]
+    assert book[1][0].startswith("3: ")  # an item starts its page, not its second line
+    _assert_whole(" ".join(view.lines), page_lines(view, fonts), 99)
+
+
+def test_a_page_shows_the_cursors_page() -> None:
+    view = HAND_BUILT["hands_page_2"]
+    frames = [render(View(**{**view.__dict__, "cursor": page})) for page in range(4)]
+    for i in range(4):
+        for j in range(i):
+            assert ImageChops.difference(frames[i], frames[j]).getbbox() is not None
+    past_the_end = render(View(**{**view.__dict__, "cursor": 9}))
+    assert past_the_end.tobytes() == frames[3].tobytes()
 
 
 # --------------------------------------------------------------------------- invariants
 
 
-@needs_fonts
-@pytest.mark.parametrize("name", sorted(SAMPLE_VIEWS))
+@pytest.mark.parametrize("name", sorted(HAND_BUILT))
 def test_frame_is_128x64_one_bit(name: str) -> None:
-    image = render(SAMPLE_VIEWS[name])
+    image = render(HAND_BUILT[name])
     assert image.size == (128, 64)
     assert image.mode == "1"
     assert image.getbbox() is not None  # something is lit
@@ -134,20 +336,18 @@ def test_frame_is_128x64_one_bit(name: str) -> None:
     assert sum(histogram) == histogram[0] + histogram[255] == 128 * 64
 
 
-@needs_fonts
 @pytest.mark.parametrize("is_error", [True, False])
-def test_message_box_covers_the_body_and_keeps_the_score_bar(is_error: bool) -> None:
-    plain = SAMPLE_VIEWS["table_alone"]
+def test_message_box_covers_the_body_and_keeps_the_score(is_error: bool) -> None:
+    plain = HAND_BUILT["table_alone"]
     boxed = View(**{**plain.__dict__, "message": "Ragnar sits out: Anna went alone",
                     "message_is_error": is_error})
     a, b = render(plain), render(boxed)
     bbox = ImageChops.difference(a, b).getbbox()
     assert bbox is not None
-    assert bbox[1] >= 11  # rows 0..10 (the score bar) are untouched
-    assert a.crop((0, 0, WIDTH, 11)).tobytes() == b.crop((0, 0, WIDTH, 11)).tobytes()
+    assert bbox[1] >= 23  # rows 0..22 (the labels and the big score row) are untouched
+    assert a.crop((0, 0, WIDTH, 23)).tobytes() == b.crop((0, 0, WIDTH, 23)).tobytes()
 
 
-@needs_fonts
 def test_error_and_info_messages_look_different() -> None:
     view = View(hand=1, dealer="Anna", leader="Ragnar", message="hearts was turned down")
     error = render(view)
@@ -158,8 +358,8 @@ def test_error_and_info_messages_look_different() -> None:
     assert lit_error > 2 * lit_info
 
 
-@needs_fonts
-@pytest.mark.parametrize("kind", ["table", "menu", "result", "winner", "help", "notice"])
+@pytest.mark.parametrize("kind", ["table", "menu", "result", "winner", "help", "notice",
+                                  "rules", "hands"])
 def test_a_40_character_name_fits_everywhere(kind: str) -> None:
     view = View(
         kind=kind,  # type: ignore[arg-type]
@@ -168,14 +368,46 @@ def test_a_40_character_name_fits_everywhere(kind: str) -> None:
         prompt=f"{LONG_NAME} {LONG_NAME} {LONG_NAME}", title=LONG_NAME,
         lines=(LONG_NAME,) * 7, choices=tuple(Choice(LONG_NAME, "DIAMONDS") for _ in range(6)),
         cursor=5, message=LONG_NAME * 3, flags=("serial", "buzzer", "x"),
+        ok_hint=f"OK: {LONG_NAME} passes", bidding=f"Round 2 · passed: {LONG_NAME}",
+        last_hand=f"Last hand: {LONG_NAME} euchred", house_rules=True,
+        lone_defender=LONG_NAME,
     )
     image = render(view)
     assert (image.size, image.mode) == ((128, 64), "1")
 
 
-@needs_fonts
+def test_the_new_fields_change_the_table() -> None:
+    base = View(hand=2, score_ns=1, score_ew=3, dealer="Anna", leader="Ragnar",
+                prompt="Ragnar to bid")
+    plain = render(base)
+    for change in ({"ok_hint": "OK: Ragnar passes"}, {"bidding": "Round 2 · ♥ turned down"},
+                   {"last_hand": "Last hand: Anna euchred, EW +2"}, {"house_rules": True}):
+        changed = render(View(**{**base.__dict__, **change}))
+        assert ImageChops.difference(plain, changed).getbbox() is not None, change
+    played = View(**{**base.__dict__, "trump": "C", "maker": "Anna", "alone": True})
+    defended = View(**{**played.__dict__, "lone_defender": "Þórhildur"})
+    bbox = ImageChops.difference(render(played), render(defended)).getbbox()
+    assert bbox is not None and 33 <= bbox[1] and bbox[3] <= 44  # on the "Lead" line
+
+
+def test_trick_counts_are_digits() -> None:
+    base = View(hand=2, dealer="Anna", leader="Ragnar", trump="S", maker="Anna",
+                tricks_ns=2, tricks_ew=1, prompt="Trick 4: who won?")
+    two = render(base)
+    three = render(View(**{**base.__dict__, "tricks_ns": 3}))
+    bbox = ImageChops.difference(two, three).getbbox()
+    assert bbox is not None and bbox[2] <= 9  # only the NS box at the left changed
+    digit = Image.new("1", (9, 10))
+    from PIL import ImageDraw
+
+    draw = ImageDraw.Draw(digit)
+    draw.fontmode = "1"
+    draw.text((2, -2 + 1), "2", font=load_fonts().small, fill=1)
+    assert two.crop((0, 23, 9, 33)).tobytes() != three.crop((0, 23, 9, 33)).tobytes()
+
+
 def test_flags_are_marks_in_the_top_right_corner() -> None:
-    view = SAMPLE_VIEWS["menu_plain"]
+    view = HAND_BUILT["help"]
     flagged = render(View(**{**view.__dict__, "flags": ("serial", "usb")}))
     bbox = ImageChops.difference(render(view), flagged).getbbox()
     assert bbox is not None
@@ -183,7 +415,6 @@ def test_flags_are_marks_in_the_top_right_corner() -> None:
     assert left >= WIDTH - 12 and top == 0 and right == WIDTH and bottom <= 7
 
 
-@needs_fonts
 def test_menu_of_ten_with_cursor_on_the_last_shows_it_highlighted() -> None:
     choices = tuple(Choice(f"Item {i}") for i in range(10))
     for cursor in range(10):
@@ -199,7 +430,15 @@ def test_menu_of_ten_with_cursor_on_the_last_shows_it_highlighted() -> None:
     assert menu_window(3, 2) == 0
 
 
-@needs_fonts
+def test_the_claim_menu_keeps_score_and_trump_in_view() -> None:
+    claim = HAND_BUILT["menu_claim"]
+    other = render(View(**{**claim.__dict__, "score_ew": 6}))
+    bbox = ImageChops.difference(render(claim), other).getbbox()
+    assert bbox is not None and bbox[3] <= 11  # the score is in the title bar
+    no_trump = render(View(**{**claim.__dict__, "trump": None}))
+    assert ImageChops.difference(render(claim), no_trump).getbbox() is not None
+
+
 def test_table_before_the_first_game_differs_from_a_hand_in_play() -> None:
     welcome = render(View(prompt="Press OK"))
     playing = render(View(hand=1, dealer="Anna", leader="Ragnar", prompt="Press OK"))
@@ -211,10 +450,23 @@ def test_unknown_kind_is_a_value_error() -> None:
         render(View(kind="bogus"))  # type: ignore[arg-type]
 
 
+def test_table_in_the_cursor_layout_shows_the_choice_under_the_cursor() -> None:
+    base = HAND_BUILT["table_cursor"]
+    frames = [render(View(**{**base.__dict__, "cursor": i})) for i in range(4)]
+    plain = render(View(**{**base.__dict__, "choices": ()}))
+    for i, frame in enumerate(frames):
+        # the score and dealer as without the selector; all above it the same for each choice
+        assert frame.crop((0, 0, WIDTH, 22)).tobytes() == plain.crop((0, 0, WIDTH, 22)).tobytes()
+        assert frame.crop((0, 0, WIDTH, 53)).tobytes() == frames[0].crop(
+            (0, 0, WIDTH, 53)).tobytes()
+        assert frame.getpixel((64, 53)) == 255  # the inverted selector row
+        for j in range(i):
+            assert ImageChops.difference(frame, frames[j]).getbbox() is not None
+
+
 # --------------------------------------------------------------------------- text fitting
 
 
-@needs_fonts
 def test_fit_and_wrap_exact() -> None:
     small = load_fonts().small  # Terminus 12 px: 6 px a character
     assert fit("Sigríður", small, 48) == "Sigríður"
@@ -229,7 +481,20 @@ def test_fit_and_wrap_exact() -> None:
     assert wrap("", small, 60, 2) == [""]
 
 
-@needs_fonts
+def test_talk_lines_run_on_only_when_short_of_room() -> None:
+    small = load_fonts().small
+    view = View(prompt="Sigríður: which trump?", ok_hint="OK: Sigríður passes")
+    assert talk_lines(view, small, 4) == [
+        "Sigríður: which", "trump?", "OK: Sigríður passes"]  # 3 lines apart, 1 left
+    assert talk_lines(view, small, 3, state_rows=1) == [
+        "Sigríður: which", "trump?", "OK: Sigríður passes"]  # apart: no fewer lines run on
+    short = View(prompt="Trick 1", ok_hint="OK: claim")
+    assert talk_lines(short, small, 2, state_rows=1) == ["Trick 1 OK: claim"]  # run on
+    assert talk_lines(short, small, 3, state_rows=1) == ["Trick 1", "OK: claim"]
+    assert talk_lines(View(prompt="Trick 1: who won?", ok_hint="OK: claim"), small, 4) == [
+        "Trick 1: who won?", "OK: claim"]
+
+
 def test_wrap_lines_keeps_every_item_when_short_of_room() -> None:
     small = load_fonts().small
     keys = ("N E S W: seats  ♠♥♦♣: suits", "ALONE: alone / renege", "OK: confirm, claim, pass",
@@ -245,19 +510,6 @@ def test_wrap_lines_keeps_every_item_when_short_of_room() -> None:
     assert wrap_lines(("a", "", "b"), small, 126, 5) == ["a", "b"]
 
 
-@needs_fonts
-def test_table_in_the_cursor_layout_shows_the_choice_under_the_cursor() -> None:
-    base = SAMPLE_VIEWS["table_cursor"]
-    frames = [render(View(**{**base.__dict__, "cursor": i})) for i in range(4)]
-    plain = render(View(**{**base.__dict__, "choices": ()}))
-    for i, frame in enumerate(frames):
-        # the score bar, names, trump and the prompt's first line stay put
-        assert frame.crop((0, 0, WIDTH, 53)).tobytes() == plain.crop((0, 0, WIDTH, 53)).tobytes()
-        assert frame.getpixel((64, 53)) == 255  # the inverted selector row
-        for j in range(i):
-            assert ImageChops.difference(frame, frames[j]).getbbox() is not None
-
-
 def test_key_labels() -> None:
     assert [key_label(k) for k in ("N", "HEARTS", "SPADES", "DIAMONDS", "CLUBS")] == [
         "N", "♥", "♠", "♦", "♣"]
@@ -268,12 +520,11 @@ def test_key_labels() -> None:
 # --------------------------------------------------------------------------- fonts
 
 
-@needs_fonts
 def test_suits_and_accented_letters_have_glyphs() -> None:
     fonts = load_fonts()
 
     def mask(font: object, text: str) -> bytes:
-        image = Image.new("1", (40, 20))
+        image = Image.new("1", (40, 24))
         from PIL import ImageDraw
 
         draw = ImageDraw.Draw(image)
@@ -281,18 +532,93 @@ def test_suits_and_accented_letters_have_glyphs() -> None:
         draw.text((0, 0), text, font=font, fill=1)  # type: ignore[arg-type]
         return image.tobytes()
 
-    for font in (fonts.small, fonts.bold, fonts.large):
+    for font in (fonts.small, fonts.bold, fonts.large, fonts.big):
         missing = mask(font, "\U0010fffd")
-        for char in "♠♥♦♣…íðÞØ":
+        for char in "♠♥♦♣…íðÞØ⌂→":
             assert mask(font, char) != missing, char
             assert mask(font, char) != mask(font, " "), char
+    assert can_draw("Sigríður Þórhildur Ø ♠♥♦♣ Žofia Jürgen Łukasz Ньютон")
 
 
-def test_missing_fonts_name_the_package(tmp_path: Path) -> None:
-    with pytest.raises(FontsMissing, match="fonts-terminus-otb") as info:
-        load_fonts(terminus_dir=tmp_path / "none")
+def test_the_fonts_ship_with_the_program() -> None:
+    fonts = load_fonts()
+    folder = ROOT / "firmware" / "fontfiles"
+    assert Path(fonts.bold_path).parent == folder
+    assert "SIL OPEN FONT LICENSE Version 1.1" in (folder / "OFL.txt").read_text()
+    assert not str(fonts.bold_path).startswith("/usr/share")
+
+
+def test_missing_font_files_name_the_file_and_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(FontsMissing) as info:
+        load_fonts(tmp_path / "none")
     assert isinstance(info.value, FileNotFoundError)
-    assert "apt-get install fonts-terminus-otb fonts-dejavu-core" in str(info.value)
-    if not _FONTS_ERROR:
-        with pytest.raises(FontsMissing, match="fonts-dejavu-core"):
-            load_fonts(dejavu_dir=tmp_path / "none")
+    assert str(info.value) == (
+        f"font file {tmp_path / 'none' / 'terminus-normal.otb'} is missing: it ships with "
+        "euchre-referee (firmware/fontfiles); reinstall it (pip install .)")
+    with pytest.raises(ValueError, match=r"Terminus has no 13 px strike"):
+        load_fonts().bold_strike(13)
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("Anna 😀", "letters the screen can draw, not '😀' (grinning face: no glyph)"),
+    ("שרה", "letters the screen can draw, not 'ש' (hebrew letter shin: right to left), "
+            "'ר' (hebrew letter resh: right to left), 'ה' (hebrew letter he: right to left)"),
+    ("ليلى", "letters the screen can draw, not 'ل' (arabic letter lam: right to left), "
+             "'ي' (arabic letter yeh: right to left), 'ى' (arabic letter alef maksura: "
+             "right to left)"),
+    ("李娜", "letters the screen can draw, not '李' (cjk unified ideograph-674e: no glyph), "
+           "'娜' (cjk unified ideograph-5a1c: no glyph)"),
+    ("Sigri\u0301ður", "letters the screen can draw, not '\u0301' (combining acute accent: "
+                      "a separate accent: type the accented letter as one character)"),
+    ("", "1 to 40 printable characters"),
+])
+def test_names_the_screen_cannot_draw_are_refused_with_the_reason(name: str,
+                                                                  problem: str) -> None:
+    assert screen_name_problem(name) == problem
+    assert not can_draw(name) or not name
+    assert undrawable("Sigríður") == "" and screen_name_problem("Sigríður") is None
+
+
+def test_the_config_refuses_a_name_the_screen_cannot_draw() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({"table": {"players": {"N": "Anna 😀"}}})
+    assert str(info.value) == (
+        "table.players.N: letters the screen can draw, not '😀' (grinning face: no glyph)")
+    assert parse_config({"table": {"players": {"E": "Sigríður"}}}).names[Seat.E] == "Sigríður"
+
+
+def test_the_emulator_refuses_players_the_screen_cannot_draw() -> None:
+    from firmware.cli import build_parser
+    from firmware.emulator.run import emulator_config
+
+    args = build_parser().parse_args(["emulate", "--players", "N=Ragnar E=🂡Ace"])
+    with pytest.raises(ConfigError) as info:
+        emulator_config(args)
+    assert str(info.value) == ("--players: E's name must be letters the screen can draw, "
+                               "not '🂡' (playing card ace of spades: no glyph)")
+
+
+def test_the_serial_link_refuses_players_the_screen_cannot_draw(tmp_path: Path) -> None:
+    from support.serial_kit import Device, Host
+
+    device = Device(tmp_path)
+    try:
+        host = Host(device.path)
+        try:
+            assert host.ask("players N=🙂") == [
+                "error players: N's name must be letters the screen can draw, "
+                "not '🙂' (slightly smiling face: no glyph)"]
+            assert host.ask("players") == [  # nothing changed
+                "ok next game: players N=Ragnar E=Sigríður S=South W=Anna"]
+        finally:
+            host.close()
+    finally:
+        device.close()
+
+
+def test_the_config_chooses_the_panel() -> None:
+    assert parse_config({"display": {"controller": "ssd1309"}}).display.controller == "ssd1309"
+    assert Config().display.controller == "ssd1306"
+    with pytest.raises(ConfigError) as info:
+        parse_config({"display": {"controller": "ssd1322"}})
+    assert str(info.value) == "display.controller: one of 'sh1106', 'ssd1306', 'ssd1309'"

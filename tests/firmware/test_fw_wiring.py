@@ -123,8 +123,8 @@ def test_the_picture_is_the_committed_one(tmp_path: Path) -> None:
     try:
         wiring.Fonts()
     except FontsMissing as error:
-        pytest.skip(f"fonts not installed (Debian packages fonts-dejavu-core "
-                    f"fonts-terminus-otb): {error}")
+        pytest.skip(f"the picture's font is not installed (Debian package "
+                    f"fonts-dejavu-core): {error}")
     out = tmp_path / "wiring.png"
     done = subprocess.run([sys.executable, str(SCRIPT), str(out)], capture_output=True,
                           text=True, timeout=60, check=False)
