@@ -153,6 +153,9 @@ class LineProtocol:
     def handle_too_long(self, limit: int) -> None:
         """A line passed ``limit`` bytes; it is being discarded up to its end."""
 
+    def handle_idle(self) -> None:
+        """Nothing arrived for a read timeout (about :data:`READ_POLL_S` s)."""
+
     def connection_lost(self, error: Exception | None, partial: bool) -> None:
         """The port failed (``error``) or the link closed (None).  ``partial``
         says a half line was dropped."""
@@ -433,6 +436,7 @@ class SerialLink:
                 self._connected.set()
                 self._call(protocol.connection_made, self)
             if not data:
+                self._call(protocol.handle_idle)
                 continue
             waiting = port.in_waiting
             if waiting:
