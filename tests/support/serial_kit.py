@@ -143,9 +143,10 @@ class Host:
         while first.startswith("event "):
             self.events.append(first[6:])
             first = self.line(timeout)
-        if not first.startswith("ok begin "):
+        head = first.split(" ", 1)[1] if first.startswith("@") else first  # a tagged answer
+        if not head.startswith("ok begin "):
             return [first]
-        count = int(first.split()[2])
+        count = int(head.split()[2])
         lines = [first, *(self.line(timeout) for _ in range(count + 1))]
         assert lines[-1] == "ok end", lines
         return lines
