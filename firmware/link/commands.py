@@ -20,8 +20,8 @@ from typing import TextIO
 
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..summary import SUMMARY_KEYS
-from .client import DeviceLink, LinkError, checked, log_lines
-from .protocol import EVENT, request
+from .client import DeviceLink, LinkError, log_lines
+from .protocol import EVENT, ProtocolError, request, verified
 
 
 def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = None
@@ -171,7 +171,10 @@ def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: 
             raw = link.read_line(time.monotonic() + (0.05 if entries is not None else 0.2))
             if raw is None:
                 continue
-            line = checked(raw)
+            try:
+                line = verified(raw)
+            except ProtocolError:
+                continue  # torn or stray: never taken for an event
             if line.startswith(EVENT):
                 show(line[len(EVENT):])
     finally:
@@ -179,6 +182,7 @@ def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: 
             link.write(request("watch off"))
         except LinkError:
             pass
+    return all_taken
 
 
 def _read_entries(stream: TextIO, entries: queue.Queue[str | None]) -> None:
