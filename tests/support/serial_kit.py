@@ -54,7 +54,8 @@ class Device:
     """
 
     def __init__(self, state_dir: Path, port: str | None = None, *,
-                 config: Config | None = None, retry_s: float = 0.02) -> None:
+                 config: Config | None = None, retry_s: float = 0.02,
+                 write_timeout: float | None = None) -> None:
         self.store = Store(state_dir)
         self.referee = Referee(config or Config(state_dir=state_dir), self.store,
                                renderer=lambda view: view)
@@ -66,7 +67,8 @@ class Device:
         )
         self.thread.start()
         if port is None:
-            self.endpoint = PtyEndpoint(DEFAULT_BAUDRATE)
+            self.endpoint = (PtyEndpoint(DEFAULT_BAUDRATE) if write_timeout is None else
+                             PtyEndpoint(DEFAULT_BAUDRATE, write_timeout=write_timeout))
             self.path = self.endpoint.slave_path
             self.service = SerialService.open(self.endpoint, 115200, self.events, self.referee,
                                               retry_s=retry_s)
