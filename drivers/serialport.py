@@ -408,6 +408,8 @@ class SerialLink:
         self.bytes_out = 0
         self.dropped = 0
         """Bytes not sent: no peer, or the peer stopped reading."""
+        self.open_error: str | None = None
+        """Why the port cannot be opened, while it cannot (None once it is open)."""
         self._assembler = LineAssembler(max_line)
         self._port: Any = None
         self._port_lock = threading.Lock()
@@ -466,13 +468,24 @@ class SerialLink:
     # --- reader --------------------------------------------------------------
 
     def _open(self) -> Any:
-        """The port, opened (again) as soon as it can be; None once closing."""
+        """The port, opened (again) as soon as it can be; None once closing.
+
+        The first failure of a run of them is logged at warning level (and kept
+        in :attr:`open_error` until the port opens), the retries at debug."""
         while not self._closing.is_set():
             try:
                 port = self.endpoint.open()
             except _PORT_ERRORS as error:
-                _log.debug("%s: cannot open: %s", self.endpoint.name, error)
+                if self.open_error is None:
+                    _log.warning("%s: cannot open the serial port: %s (trying again every "
+                                 "%g s)", self.endpoint.name, error, self.retry_s)
+                else:
+                    _log.debug("%s: cannot open: %s", self.endpoint.name, error)
+                self.open_error = str(error)
             else:
+                if self.open_error is not None:
+                    _log.warning("%s: the serial port is open", self.endpoint.name)
+                self.open_error = None
                 with self._port_lock:
                     self._port = port
                 return port
