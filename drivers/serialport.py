@@ -37,6 +37,7 @@ import queue
 import re
 import select
 import struct
+import termios
 import threading
 import time
 import tty
@@ -277,6 +278,9 @@ class PeerWatch:
 
     def __init__(self, path: str) -> None:
         self.peers = 0
+        """Open descriptions of the slave, this process's own (:attr:`own`) included."""
+        self.own = 0
+        """How many of :attr:`peers` this process holds itself."""
         self._left = False
         self._fd = -1
         try:
@@ -310,7 +314,12 @@ class PeerWatch:
                     self.peers += 1
                 elif mask & self._IN_CLOSE:
                     self.peers = max(0, self.peers - 1)
-                    self._left = self._left or self.peers == 0
+                    self._left = self._left or self.peers <= self.own
+
+    def others(self) -> int:
+        """How many other programs have the slave open now."""
+        self._read()
+        return max(0, self.peers - self.own)
 
     def left(self) -> bool:
         """Whether the last peer closed the slave since the last call."""
@@ -342,6 +351,53 @@ class PtyEndpoint:
                                      timeout=timeout, write_timeout=write_timeout)
         self._port.open()
         self._closed = False
+        self._exclusive = -1
+        """This process's own descriptor of the slave, held while the slave is
+        marked exclusive (TIOCEXCL) for the peer that has it."""
+        self._exclusive_refused = False
+
+    def guard(self) -> None:
+        """One client per port, where the OS allows: while a peer has the slave
+        open it is marked exclusive (TIOCEXCL), so a second program's open fails
+        with EBUSY (root is exempt); when the peer has gone the mark is taken off
+        (what it left unread is flushed) so the next peer can open it.
+
+        TIOCEXCL can only be set and cleared through a descriptor of the slave
+        itself, and it outlives the last close: so this process holds one while
+        it is set.  Called by the link's reader after every read."""
+        watch = self.peer_watch
+        if not watch.watching or self._closed:
+            return
+        others = watch.others()
+        if others and self._exclusive < 0 and not self._exclusive_refused:
+            try:
+                fd = os.open(self.slave_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+            except OSError:  # already exclusive (another program set it), or not ours
+                self._exclusive_refused = True
+                return
+            watch.own += 1
+            try:
+                fcntl.ioctl(fd, termios.TIOCEXCL)
+            except OSError:
+                self._exclusive_refused = True
+            self._exclusive = fd
+            watch.others()  # counts our own open
+        elif not others:
+            self._exclusive_refused = False
+            self._release_exclusive()
+
+    def _release_exclusive(self) -> None:
+        fd, self._exclusive = self._exclusive, -1
+        if fd < 0:
+            return
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(fd, termios.TIOCNXCL)
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcflush(fd, termios.TCIFLUSH)  # answers nobody read: not for the next peer
+        self.peer_watch.own -= 1
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        self.peer_watch.others()  # counts our own close
 
     def open(self) -> Any:
         if self._closed:
@@ -362,6 +418,7 @@ class PtyEndpoint:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            self._release_exclusive()
             self.peer_watch.close()
             with contextlib.suppress(*_PORT_ERRORS):
                 self._port.close()
@@ -526,8 +583,11 @@ class SerialLink:
         assembler = self._assembler
         protocol = self.protocol
         peer_left = getattr(self.endpoint, "peer_left", None)
+        guard = getattr(self.endpoint, "guard", None)
         while not self._closing.is_set():
             data = port.read(1)
+            if guard is not None:
+                guard()
             if not self._connected.is_set():
                 with self._port_lock:
                     self._session += 1

@@ -45,6 +45,8 @@ from .protocol import (
     verified,
 )
 
+BUSY_RETRY_S: Final = 1.0
+"""How long a port marked exclusive (EBUSY) is tried again before it is "in use"."""
 EMPTY_READS: Final = 50
 """Empty reads in a row from a port that said it had data: it has hung up."""
 IN_USE: Final = "the port is in use by another program"
@@ -87,11 +89,19 @@ class DeviceLink:
         """Called with each live-feed line (``event LINE``) that arrives."""
         self.skipped: list[str] = []
         """Lines that were not the answer waited for (another request's, stray, torn)."""
-        try:
-            self.serial = serial.serial_for_url(port, baudrate=baudrate, timeout=0.05,
-                                                write_timeout=timeout, exclusive=True)
-        except (serial.SerialException, OSError, ValueError) as error:
-            raise _open_error(port, error) from None
+        busy_until = time.monotonic() + BUSY_RETRY_S
+        while True:
+            try:
+                self.serial = serial.serial_for_url(port, baudrate=baudrate, timeout=0.05,
+                                                    write_timeout=timeout, exclusive=True)
+                break
+            except (serial.SerialException, OSError, ValueError) as error:
+                # EBUSY: the pseudo-terminal is still marked exclusive for a peer
+                # that has just closed it; the referee lifts that in a moment.
+                if getattr(error, "errno", None) != errno.EBUSY or (
+                        time.monotonic() > busy_until):
+                    raise _open_error(port, error) from None
+                time.sleep(0.05)
         self._lines: deque[str] = deque()
         self._assembler = LineAssembler(max_line=1 << 20)
         self._empty_reads = 0

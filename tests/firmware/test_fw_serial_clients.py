@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -281,3 +282,69 @@ def test_status_into_a_closed_pipe_exits_quietly(device: Device) -> None:
     error = child.stderr.read()
     assert child.wait(timeout=30) == 0
     assert error == b""
+
+
+# --- the emulator's pty: one opener at a time, where the OS allows ------------------------
+
+HOLDER = """\
+import serial, sys
+port = serial.Serial(sys.argv[1], 115200, timeout=5)
+port.write(b"sync held\\r\\n")
+print(port.read_until(b"\\r\\n").decode().strip(), flush=True)
+sys.stdin.read()  # hold the port until told to go
+"""
+
+
+def as_other_user() -> list[str]:
+    """A command prefix that runs as an unprivileged user (root ignores TIOCEXCL)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root needs setpriv to open the pty as another user")
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_the_emulators_pty_refuses_a_second_opener(device: Device) -> None:
+    os.chmod(device.path, 0o666)  # the test's users may open it
+    prefix = as_other_user()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    second = [*prefix, sys.executable, "-m", "firmware", "status", "--port", device.path]
+    for _ in range(2):  # the device can be opened again after each peer has gone
+        holder = subprocess.Popen([*prefix, sys.executable, "-c", HOLDER, device.path],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                  env=env)
+        try:
+            assert holder.stdout is not None and holder.stdin is not None
+            assert holder.stdout.readline().startswith("ok sync held*")
+            wait_for(lambda: device.endpoint.peer_watch.own == 1, timeout=10)
+            done = subprocess.run(second, capture_output=True, text=True, env=env, timeout=60)
+            assert (done.returncode, done.stdout) == (2, "")
+            assert done.stderr == f"euchre-referee: {device.path}: {IN_USE} (close it there, " \
+                "or wait for it to finish)\n"
+            holder.stdin.close()
+            assert holder.wait(timeout=30) == 0
+        finally:
+            if holder.poll() is None:
+                holder.kill()
+                holder.wait()
+        done = subprocess.run(second, capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr  # free again once the holder has gone
+        assert done.stdout.startswith("game=1\n")
+
+
+def test_a_counted_replay_left_open_ends_after_a_quiet_spell(
+        device: Device, capsys: pytest.CaptureFixture[str]) -> None:
+    """A program that died halfway through ``replay N`` on a UART (no hang-up):
+    every byte after it is data, so the next program's sync is taken as log
+    lines until the replay has been quiet for REPLAY_IDLE_S; then it gets through."""
+    stale = Host(device.path)
+    try:
+        assert stale.ask("replay 50")[0].startswith("ok replay")
+        stale.write(b"euchre-log 1\r\ngame dealer=N\r\n")
+        code, out, err = cli(capsys, "status", "--port", device.path)
+        assert (code, err) == (0, "")
+        assert out.startswith("game=1\n")
+        assert device.service.protocol._replay is None
+    finally:
+        stale.close()
