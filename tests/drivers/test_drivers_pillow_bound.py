@@ -30,6 +30,7 @@ def test_the_installed_pillow_is_within_the_bound() -> None:
     assert hasattr(Image.Image, "getdata")
 
 
+@pytest.mark.filterwarnings("ignore:Image.Image.getdata is deprecated:DeprecationWarning")
 @pytest.mark.parametrize(("controller", "ram"), [(ssd1306, Ssd1306Ram), (sh1106, Sh1106Ram)])
 def test_luma_draws_a_frame_with_this_pillow(controller: type, ram: type) -> None:
     bus = FakeBus()
