@@ -45,7 +45,7 @@ from .protocol import (
     verified,
 )
 
-BUSY_RETRY_S: Final = 1.0
+BUSY_RETRY_S: Final = 2.0
 """How long a port marked exclusive (EBUSY) is tried again before it is "in use"."""
 EMPTY_READS: Final = 50
 """Empty reads in a row from a port that said it had data: it has hung up."""

@@ -311,6 +311,8 @@ def test_the_emulators_pty_refuses_a_second_opener(device: Device) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     second = [*prefix, sys.executable, "-m", "firmware", "status", "--port", device.path]
     for _ in range(2):  # the device can be opened again after each peer has gone
+        # (the mark comes off a moment after a peer goes: the reader's next pass)
+        wait_for(lambda: device.endpoint.peer_watch.own == 0, timeout=10)
         holder = subprocess.Popen([*prefix, sys.executable, "-c", HOLDER, device.path],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                   env=env)
@@ -328,6 +330,7 @@ def test_the_emulators_pty_refuses_a_second_opener(device: Device) -> None:
             if holder.poll() is None:
                 holder.kill()
                 holder.wait()
+        wait_for(lambda: device.endpoint.peer_watch.own == 0, timeout=10)
         done = subprocess.run(second, capture_output=True, text=True, env=env, timeout=60)
         assert done.returncode == 0, done.stderr  # free again once the holder has gone
         assert done.stdout.startswith("game=1\n")
