@@ -16,7 +16,14 @@ from .buttons import (
     Pin,
 )
 from .display import CONTROLLERS, LumaDevice, PageDiffDisplay, RetryingDisplay, open_oled
-from .errors import DisplayError, DriverConfigError, DriverError, PinError
+from .errors import (
+    DisplayError,
+    DriverConfigError,
+    DriverError,
+    GpioChipError,
+    NoGpio,
+    PinError,
+)
 from .indicators import Indicators
 
 __all__ = [
@@ -29,6 +36,8 @@ __all__ = [
     "ButtonEvent",
     "DisplayError",
     "DriverConfigError",
+    "GpioChipError",
+    "NoGpio",
     "DriverError",
     "EventKind",
     "Indicators",

@@ -16,14 +16,16 @@ from __future__ import annotations
 import queue
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Final, Literal, Self
 
-from .errors import DriverConfigError, PinError
+from .errors import DriverConfigError, GpioChipError, NoGpio, PinError
 
 __all__ = [
+    "default_pin_factory",
     "ENCODER_CCW",
     "ENCODER_CW",
     "HOLD",
@@ -115,6 +117,9 @@ class ButtonBank:
 
         from gpiozero import Button, RotaryEncoder
         from gpiozero.exc import GPIOZeroError
+
+        if pin_factory is None:
+            pin_factory = default_pin_factory()
 
         self._events = events
         self._bounce = bounce_time
@@ -239,3 +244,29 @@ def _check_pins(pin_map: Mapping[str, Pin], encoder: tuple[Pin, Pin] | None) -> 
         if pin in owners:
             raise DriverConfigError(f"pin {pin!r} is given to both {owners[pin]!r} and {name!r}")
         owners[pin] = name
+
+
+def default_pin_factory() -> Any:
+    """gpiozero's pin factory for this machine (``GPIOZERO_PIN_FACTORY``, else
+    the first of lgpio, RPi.GPIO, pigpio, native that works), made once.
+
+    Raises :class:`NoGpio` in one line when there is none: no factory could be
+    loaded (each one's reason given), or lgpio could not open the GPIO chip
+    (its bare ``lgpio.error``).  gpiozero's fallback warnings become that line."""
+    from gpiozero import Device
+
+    if Device.pin_factory is not None:
+        return Device.pin_factory
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            factory = Device._default_pin_factory()
+        except Exception as error:  # lgpio.error, ImportError, BadPinFactory...
+            tried = "; ".join(str(warning.message) for warning in caught)
+            if type(error).__module__.split(".")[0] == "lgpio":
+                raise GpioChipError(f"the GPIO chip could not be opened (lgpio: {error})"
+                                    ) from None
+            reason = f"{error}" + (f" ({tried})" if tried else "")
+            raise NoGpio(f"no GPIO pin factory: {reason}") from None
+    Device.pin_factory = factory
+    return factory

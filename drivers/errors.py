@@ -6,7 +6,14 @@ Every class also inherits a builtin, so callers that only know the builtin
 
 from __future__ import annotations
 
-__all__ = ["DisplayError", "DriverConfigError", "DriverError", "PinError"]
+__all__ = [
+    "DisplayError",
+    "DriverConfigError",
+    "DriverError",
+    "GpioChipError",
+    "NoGpio",
+    "PinError",
+]
 
 
 class DriverError(Exception):
@@ -23,3 +30,14 @@ class PinError(DriverError, OSError):
 
 class DisplayError(DriverError, OSError):
     """The display did not answer on the I2C bus (unplugged, bad wiring)."""
+
+
+class NoGpio(PinError):
+    """No GPIO here: gpiozero found no pin factory, or the one named in
+    ``GPIOZERO_PIN_FACTORY`` could not open the GPIO chip (lgpio's
+    ``can not open gpiochip``)."""
+
+
+class GpioChipError(NoGpio):
+    """lgpio is there but could not open the GPIO chip (``/dev/gpiochip0``:
+    missing, or not this user's to open)."""

@@ -14,12 +14,21 @@ writer that sends queued bytes, so nobody else ever blocks on the port.
 When the port fails (a USB cable pulled, the peer of a pseudo-terminal
 closing it) the half line is dropped, the protocol is told, and the port is
 opened again every ``retry_s`` seconds until it answers or the link is
-closed.
+closed.  A pseudo-terminal's peer that closes and reopens at once is seen too
+(inotify on the slave: the master may never see the hang-up): its half line
+is dropped and a new session starts.
+
+Each ``write`` is an answer: it goes out whole, or is dropped whole.  A peer
+that stops reading gets nothing new once the port has not taken a write for
+``write_timeout`` seconds; an answer already half sent when it stopped is
+finished (its tail is kept and sent as soon as the peer reads again), and
+what is queued after it is dropped whole meanwhile.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import fcntl
 import logging
@@ -27,6 +36,8 @@ import os
 import queue
 import re
 import select
+import struct
+import termios
 import threading
 import time
 import tty
@@ -153,6 +164,9 @@ class LineProtocol:
     def handle_too_long(self, limit: int) -> None:
         """A line passed ``limit`` bytes; it is being discarded up to its end."""
 
+    def handle_idle(self) -> None:
+        """Nothing arrived for a read timeout (about :data:`READ_POLL_S` s)."""
+
     def connection_lost(self, error: Exception | None, partial: bool) -> None:
         """The port failed (``error``) or the link closed (None).  ``partial``
         says a half line was dropped."""
@@ -250,6 +264,76 @@ def _raw_pty() -> tuple[int, str]:
     return master, path
 
 
+class PeerWatch:
+    """Who has a pseudo-terminal's slave open, from inotify's open and close
+    events on its path (Linux).  Counting starts when nobody has it open.
+
+    :meth:`left` says whether the count fell to zero since the last call: a
+    peer left, even if another (or the same program) opened it again at once.
+    """
+
+    _IN_OPEN: Final = 0x20
+    _IN_CLOSE: Final = 0x08 | 0x10  # IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
+    _EVENT: Final = struct.Struct("iIII")
+
+    def __init__(self, path: str) -> None:
+        self.peers = 0
+        """Open descriptions of the slave, this process's own (:attr:`own`) included."""
+        self.own = 0
+        """How many of :attr:`peers` this process holds itself."""
+        self._left = False
+        self._fd = -1
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            fd = int(libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
+            if fd >= 0 and int(libc.inotify_add_watch(fd, os.fsencode(path),
+                                                      self._IN_OPEN | self._IN_CLOSE)) < 0:
+                os.close(fd)
+                fd = -1
+        except (OSError, AttributeError):  # no inotify here: hang-ups are still seen
+            fd = -1
+        self._fd = fd
+
+    @property
+    def watching(self) -> bool:
+        return self._fd >= 0
+
+    def _read(self) -> None:
+        while self._fd >= 0:
+            try:
+                data = os.read(self._fd, 4096)
+            except BlockingIOError:
+                return
+            except OSError:
+                return
+            offset = 0
+            while offset + self._EVENT.size <= len(data):
+                _, mask, _, length = self._EVENT.unpack_from(data, offset)
+                offset += self._EVENT.size + length
+                if mask & self._IN_OPEN:
+                    self.peers += 1
+                elif mask & self._IN_CLOSE:
+                    self.peers = max(0, self.peers - 1)
+                    self._left = self._left or self.peers <= self.own
+
+    def others(self) -> int:
+        """How many other programs have the slave open now."""
+        self._read()
+        return max(0, self.peers - self.own)
+
+    def left(self) -> bool:
+        """Whether the last peer closed the slave since the last call."""
+        self._read()
+        left, self._left = self._left, False
+        return left
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = -1
+
+
 class PtyEndpoint:
     """A pseudo-terminal this process owns: the link reads its master, and a
     peer (a laptop tool, miniterm, picocom) opens ``slave_path``.
@@ -262,16 +346,70 @@ class PtyEndpoint:
                  write_timeout: float = WRITE_TIMEOUT_S) -> None:
         master, self.slave_path = _raw_pty()
         self.name = self.slave_path
+        self.peer_watch = PeerWatch(self.slave_path)
         self._port = PtyMasterSerial(master, self.slave_path, baudrate=baudrate,
                                      timeout=timeout, write_timeout=write_timeout)
         self._port.open()
         self._closed = False
+        self._exclusive = -1
+        """This process's own descriptor of the slave, held while the slave is
+        marked exclusive (TIOCEXCL) for the peer that has it."""
+        self._exclusive_refused = False
+
+    def guard(self) -> None:
+        """One client per port, where the OS allows: while a peer has the slave
+        open it is marked exclusive (TIOCEXCL), so a second program's open fails
+        with EBUSY (root is exempt); when the peer has gone the mark is taken off
+        (what it left unread is flushed) so the next peer can open it.
+
+        TIOCEXCL can only be set and cleared through a descriptor of the slave
+        itself, and it outlives the last close: so this process holds one while
+        it is set.  Called by the link's reader after every read."""
+        watch = self.peer_watch
+        if not watch.watching or self._closed:
+            return
+        others = watch.others()
+        if others and self._exclusive < 0 and not self._exclusive_refused:
+            try:
+                fd = os.open(self.slave_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+            except OSError:  # already exclusive (another program set it), or not ours
+                self._exclusive_refused = True
+                return
+            watch.own += 1
+            try:
+                fcntl.ioctl(fd, termios.TIOCEXCL)
+            except OSError:
+                self._exclusive_refused = True
+            self._exclusive = fd
+            watch.others()  # counts our own open
+        elif not others:
+            self._exclusive_refused = False
+            self._release_exclusive()
+
+    def _release_exclusive(self) -> None:
+        fd, self._exclusive = self._exclusive, -1
+        if fd < 0:
+            return
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(fd, termios.TIOCNXCL)
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcflush(fd, termios.TCIFLUSH)  # answers nobody read: not for the next peer
+        self.peer_watch.own -= 1
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        self.peer_watch.others()  # counts our own close
 
     def open(self) -> Any:
         if self._closed:
             raise serial.SerialException(f"{self.slave_path}: pseudo-terminal closed")
         self._port.forget_cancel()
+        self.peer_watch.left()  # a hang-up seen before now is the session that ended
         return self._port
+
+    def peer_left(self) -> bool:
+        """Whether the last peer closed the slave since the last call (also when
+        it opened it again at once, before the master saw a hang-up)."""
+        return self.peer_watch.left()
 
     def release(self, port: Any, *, closing: bool) -> None:
         if closing:
@@ -280,6 +418,8 @@ class PtyEndpoint:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
+            self._release_exclusive()
+            self.peer_watch.close()
             with contextlib.suppress(*_PORT_ERRORS):
                 self._port.close()
 
@@ -325,12 +465,16 @@ class SerialLink:
         self.bytes_out = 0
         self.dropped = 0
         """Bytes not sent: no peer, or the peer stopped reading."""
+        self.open_error: str | None = None
+        """Why the port cannot be opened, while it cannot (None once it is open)."""
         self._assembler = LineAssembler(max_line)
         self._port: Any = None
         self._port_lock = threading.Lock()
         self._write_lock = threading.Lock()
         """Held while writing: a port is released only between writes."""
         self._writing: Any = None
+        self._session = 0
+        """Counts sessions (a peer's connection): an answer's tail is owed to one."""
         self._connected = threading.Event()
         self._closing = threading.Event()
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
@@ -381,13 +525,24 @@ class SerialLink:
     # --- reader --------------------------------------------------------------
 
     def _open(self) -> Any:
-        """The port, opened (again) as soon as it can be; None once closing."""
+        """The port, opened (again) as soon as it can be; None once closing.
+
+        The first failure of a run of them is logged at warning level (and kept
+        in :attr:`open_error` until the port opens), the retries at debug."""
         while not self._closing.is_set():
             try:
                 port = self.endpoint.open()
             except _PORT_ERRORS as error:
-                _log.debug("%s: cannot open: %s", self.endpoint.name, error)
+                if self.open_error is None:
+                    _log.warning("%s: cannot open the serial port: %s (trying again every "
+                                 "%g s)", self.endpoint.name, error, self.retry_s)
+                else:
+                    _log.debug("%s: cannot open: %s", self.endpoint.name, error)
+                self.open_error = str(error)
             else:
+                if self.open_error is not None:
+                    _log.warning("%s: the serial port is open", self.endpoint.name)
+                self.open_error = None
                 with self._port_lock:
                     self._port = port
                 return port
@@ -427,17 +582,31 @@ class SerialLink:
         """Read lines until the port fails (raises) or the link closes (returns)."""
         assembler = self._assembler
         protocol = self.protocol
+        peer_left = getattr(self.endpoint, "peer_left", None)
+        guard = getattr(self.endpoint, "guard", None)
         while not self._closing.is_set():
             data = port.read(1)
+            if guard is not None:
+                guard()
             if not self._connected.is_set():
+                with self._port_lock:
+                    self._session += 1
                 self._connected.set()
                 self._call(protocol.connection_made, self)
             if not data:
+                self._call(protocol.handle_idle)
                 continue
             waiting = port.in_waiting
             if waiting:
                 data += port.read(waiting)
             self.bytes_in += len(data)
+            if peer_left is not None and peer_left():
+                # The peer closed and opened again (or another took its place)
+                # before a hang-up was seen: its half line is not the start of
+                # the new peer's; a new session starts.
+                self._session += 1
+                self._call(protocol.connection_lost, None, assembler.reset())
+                self._call(protocol.connection_made, self)
             for item in assembler.feed(data):
                 if self._closing.is_set():
                     return
@@ -456,32 +625,83 @@ class SerialLink:
     # --- writer --------------------------------------------------------------
 
     def _write_loop(self) -> None:
+        owed = b""
+        """The tail of an answer half sent when the peer stopped reading."""
+        owed_session = -1
         while True:
-            data = self._outbox.get()
+            try:
+                data = self._outbox.get(timeout=READ_POLL_S if owed else None)
+            except queue.Empty:
+                data = b""  # nothing new: try the owed tail again
             if data is None:
                 return
             with self._write_lock:
                 with self._port_lock:
                     port = self._port if self._connected.is_set() else None
+                    session = self._session
+                if owed and (port is None or session != owed_session):
+                    self.dropped += len(owed)  # the peer that had its head is gone
+                    owed = b""
                 if port is None:
                     self.dropped += len(data)
                     continue
                 self._writing = port
                 try:
-                    written = port.write(data)
-                except serial.SerialTimeoutException:
-                    self.dropped += len(data)
-                    _log.warning("%s: the peer is not reading; dropped %d bytes",
-                                 self.endpoint.name, len(data))
+                    if owed:
+                        owed = owed[self._send(port, owed, READ_POLL_S):]
+                        if owed:
+                            self.dropped += len(data)  # whole: the peer is not reading
+                            continue
+                    if not data:
+                        continue
+                    sent = self._send(port, data, _write_timeout(port))
+                    if sent == 0:
+                        self.dropped += len(data)
+                        _log.warning("%s: the peer is not reading; dropped %d bytes",
+                                     self.endpoint.name, len(data))
+                    elif sent < len(data):
+                        owed, owed_session = data[sent:], session
                 except _PORT_ERRORS as error:
-                    self.dropped += len(data)
+                    self.dropped += len(data) + len(owed)
+                    owed = b""
                     _log.debug("%s: write failed: %s", self.endpoint.name, error)
-                else:
-                    sent = len(data) if written is None else written
-                    self.bytes_out += sent
-                    self.dropped += len(data) - sent  # cut short by a cancelled write
                 finally:
                     self._writing = None
+
+    def _send(self, port: Any, data: bytes, timeout: float) -> int:
+        """Write as much of ``data`` as the port takes within ``timeout`` s;
+        the bytes written.  A port without a descriptor (``socket://``) is
+        written by pyserial: all of it, or nothing on its write timeout."""
+        fd = getattr(port, "fd", None)
+        if not isinstance(fd, int) or fd < 0:
+            try:
+                written = port.write(data)
+            except serial.SerialTimeoutException:
+                return 0
+            sent = len(data) if written is None else int(written)
+            self.bytes_out += sent
+            return sent
+        deadline = time.monotonic() + timeout
+        sent = 0
+        while sent < len(data) and not self._closing.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            _, ready, _ = select.select([], [fd], [], min(left, READ_POLL_S))
+            if not ready:
+                continue
+            try:
+                written = os.write(fd, data[sent:])
+            except BlockingIOError:
+                continue
+            sent += written
+            self.bytes_out += written
+        return sent
+
+
+def _write_timeout(port: Any) -> float:
+    timeout = getattr(port, "write_timeout", None)
+    return WRITE_TIMEOUT_S if timeout is None else float(timeout)
 
 
 # --- a virtual cable ---------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 import time
@@ -21,6 +22,7 @@ from euchre_core import replay
 from . import emulator, link, pi
 from .config import DEFAULT_STATE_DIR
 from .exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from .logcheck import check_bytes
 from .summary import summary_json, summary_line, summary_text
 
 
@@ -29,33 +31,22 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.files:
         try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
+            with open(path, "rb") as handle:
+                data = handle.read()
         except FileNotFoundError:
             print(f"{path}: no such file", file=sys.stderr)
             return EXIT_USAGE
-        except UnicodeDecodeError as error:
-            text = None
-            reason = f"not UTF-8 text (byte {error.start})"
         except OSError as error:
             print(f"{path}: {error.strerror}", file=sys.stderr)
             return EXIT_USAGE
-        if text is None:
-            line = 1
-            result = None
-        else:
-            result = replay(text)
-        if result is None or result.error is not None:
+        try:
+            result = replay(data.decode("utf-8"))
+        except UnicodeDecodeError:  # line by line, as the serial link reads it
+            result = check_bytes(data)
+        if result.error is not None:
             status = EXIT_INVALID
         if args.json:
-            if result is None:
-                obj = {"file": path, "score": {"NS": 0, "EW": 0}, "hands_played": 0,
-                       "dealer": None, "winner": None, "error": {"line": line, "reason": reason}}
-            else:
-                obj = summary_json(path, result)
-            print(json.dumps(obj, ensure_ascii=False))
-        elif result is None:
-            print(f"{path}:{line}: {reason}")
+            print(json.dumps(summary_json(path, result), ensure_ascii=False))
         elif result.error is not None:
             print(f"{path}:{result.error.line}: {result.error.reason}")
         else:
@@ -158,5 +149,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`... | head`): nothing more to say, and no
+        # traceback; stdout points at /dev/null so the exit's flush is quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_OK
     return code

@@ -34,6 +34,9 @@ DEFAULT_STATE_DIR: Final = Path("state")
 CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 25}
 """The minimal layout: four buttons (or ``encoder`` pins instead of PREV/NEXT)."""
 
+BCM_PINS: Final = range(0, 28)
+"""The GPIO numbers on the 40-pin header (BCM 0 to 27)."""
+
 
 class ConfigError(ValueError):
     """A config file that cannot be used; the message names the key."""
@@ -79,14 +82,41 @@ def _expect(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
     return value
 
 
+def _pin(value: Any, key: str) -> int:
+    """A BCM GPIO number on the header; ConfigError naming ``key`` if not."""
+    pin: int = _expect(value, int, key)
+    if pin not in BCM_PINS:
+        raise ConfigError(f"{key}: a BCM GPIO number from {BCM_PINS[0]} to {BCM_PINS[-1]}, "
+                          f"not {pin} (hw/README.md has the pin map)")
+    return pin
+
+
 def _pins(table: Any, key: str) -> dict[str, int]:
     _expect(table, dict, key)
     pins = {}
     for name, pin in table.items():
         if name not in BUTTONS:
             raise ConfigError(f"{key}.{name}: unknown button (known: {' '.join(BUTTONS)})")
-        pins[name] = _expect(pin, int, f"{key}.{name}")
+        pins[name] = _pin(pin, f"{key}.{name}")
     return pins
+
+
+def _check_shared_pins(config: Config) -> None:
+    """Every pin drives one thing: a button, an encoder line, the buzzer, an LED."""
+    owners: dict[int, str] = {}
+    wanted = [(f"buttons.pins.{name}", pin) for name, pin in config.pins.items()]
+    if config.encoder is not None:
+        wanted += [("buttons.encoder[0]", config.encoder[0]),
+                   ("buttons.encoder[1]", config.encoder[1])]
+    if config.buzzer_pin is not None:
+        wanted.append(("extras.buzzer", config.buzzer_pin))
+    if config.status_led_pin is not None:
+        wanted.append(("extras.status_led", config.status_led_pin))
+    wanted += [(f"extras.seat_leds.{seat}", pin) for seat, pin in config.seat_led_pins.items()]
+    for key, pin in wanted:
+        if pin in owners:
+            raise ConfigError(f"{key}: pin {pin} is already {owners[pin]}")
+        owners[pin] = key
 
 
 def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
@@ -133,7 +163,13 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
         pair = _expect(buttons["encoder"], list, "buttons.encoder")
         if len(pair) != 2 or not all(isinstance(pin, int) for pin in pair):
             raise ConfigError("buttons.encoder: two BCM pin numbers, [A, B]")
-        values["encoder"] = (pair[0], pair[1])
+        values["encoder"] = (_pin(pair[0], "buttons.encoder[0]"),
+                             _pin(pair[1], "buttons.encoder[1]"))
+        if "pins" not in buttons:  # the encoder stands in for PREV and NEXT
+            pins = dict(values.get("pins", DEFAULT_PINS))
+            pins.pop("PREV", None)
+            pins.pop("NEXT", None)
+            values["pins"] = pins
     if "bounce_ms" in buttons:
         values["bounce_s"] = _expect(buttons["bounce_ms"], (int, float), "buttons.bounce_ms") / 1000
     if "hold_s" in buttons:
@@ -152,22 +188,24 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
     values["display"] = DisplayConfig(**display_values)
     extras = _expect(data.get("extras", {}), dict, "extras")
     if "buzzer" in extras:
-        values["buzzer_pin"] = _expect(extras["buzzer"], int, "extras.buzzer")
+        values["buzzer_pin"] = _pin(extras["buzzer"], "extras.buzzer")
     if "status_led" in extras:
-        values["status_led_pin"] = _expect(extras["status_led"], int, "extras.status_led")
+        values["status_led_pin"] = _pin(extras["status_led"], "extras.status_led")
     if "seat_leds" in extras:
         leds = _expect(extras["seat_leds"], dict, "extras.seat_leds")
         for seat_text, pin in leds.items():
             if seat_text not in SEAT_BUTTONS:
                 raise ConfigError(f"extras.seat_leds.{seat_text}: a seat N E S W")
-            _expect(pin, int, f"extras.seat_leds.{seat_text}")
+            _pin(pin, f"extras.seat_leds.{seat_text}")
         values["seat_led_pins"] = dict(leds)
     serial = _expect(data.get("serial", {}), dict, "serial")
     if "port" in serial:
         values["serial_port"] = _expect(serial["port"], str, "serial.port")
     if "baudrate" in serial:
         values["baudrate"] = _expect(serial["baudrate"], int, "serial.baudrate")
-    return Config(**values)
+    config = Config(**values)
+    _check_shared_pins(config)
+    return config
 
 
 def load_config(path: Path) -> Config:

@@ -15,8 +15,10 @@
 #      (/dev/i2c-1 and the USB gadget serial port /dev/ttyGS0 at boot).
 #   3. Masks serial-getty@ttyGS0.service: the referee owns /dev/ttyGS0, no
 #      login prompt may sit on it (other serial consoles are left as they are).
-#   4. apt: python3-lgpio python3-venv i2c-tools (only the missing ones; the
-#      screens' fonts ship with the program).
+#   4. apt: python3-lgpio python3-venv i2c-tools (only the missing ones, and
+#      only those apt has: on plain Debian, which has no python3-lgpio, the
+#      rest is still installed and the lgpio wheel is pip-installed into the
+#      venv in step 6; the screens' fonts ship with the program).
 #   5. The system user "euchre" (no login, no home) in the groups gpio, i2c
 #      and dialout (groups made if missing).
 #   6. A venv with --system-site-packages (for Debian's python3-lgpio) in
@@ -77,6 +79,7 @@ APT_PACKAGES=(python3-lgpio python3-venv i2c-tools)
 changes=0
 reboot_needed=0
 restart_needed=0
+lgpio_from_pip=0
 
 say() { printf '%s\n' "$*"; }
 
@@ -273,10 +276,37 @@ packages() {
         ok "Debian packages (${APT_PACKAGES[*]})"
         return 0
     fi
-    change "apt-get install ${missing[*]}" || return 0
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q
-    apt-get install -y -q --no-install-recommends "${missing[@]}"
+    if [ "$DRY_RUN" -eq 0 ]; then
+        apt-get update -q
+    fi
+    local available=() unavailable=()
+    for package in "${missing[@]}"; do
+        if apt_has "$package"; then
+            available+=("$package")
+        else
+            unavailable+=("$package")
+        fi
+    done
+    for package in "${unavailable[@]}"; do
+        if [ "$package" = python3-lgpio ]; then
+            say "note: apt has no python3-lgpio here (plain Debian rather than Raspberry Pi" \
+                "OS?): the lgpio wheel is pip-installed into $VENV instead"
+            lgpio_from_pip=1
+        else
+            say "warning: apt has no package $package: it is left out" >&2
+        fi
+    done
+    [ "${#available[@]}" -gt 0 ] || return 0
+    change "apt-get install ${available[*]}" || return 0
+    apt-get install -y -q --no-install-recommends "${available[@]}"
+}
+
+# apt_has PACKAGE: true when apt can install PACKAGE (it has a candidate version).
+apt_has() {
+    local candidate
+    candidate=$(apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+    [ -n "$candidate" ] && [ "$candidate" != "(none)" ]
 }
 
 # --- 5. the service user ------------------------------------------------------
@@ -364,6 +394,25 @@ python_and_project() {
     restart_needed=1
 }
 
+# lgpio_wheel: where apt has no python3-lgpio, the lgpio wheel from the package
+# index goes into the venv (gpiozero's pin factory on the Pi 5 and Bookworm).
+lgpio_wheel() {
+    [ "$lgpio_from_pip" -eq 1 ] || return 0
+    if ! on_system; then
+        return 0
+    fi
+    if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import lgpio' 2>/dev/null; then
+        ok "lgpio in $VENV"
+        return 0
+    fi
+    change "pip install lgpio into $VENV (no python3-lgpio in apt)" || return 0
+    if ! "$VENV/bin/python" -m pip install --quiet lgpio; then
+        say "warning: lgpio could not be installed: the referee will say 'GPIO not" \
+            "available' until it is (pip install lgpio into $VENV)" >&2
+    fi
+    restart_needed=1
+}
+
 # --- 7. the config file -------------------------------------------------------
 
 config_file() {
@@ -433,6 +482,7 @@ main() {
     packages
     service_user
     python_and_project
+    lgpio_wheel
     config_file
     unit
     if [ "$DRY_RUN" -eq 1 ]; then

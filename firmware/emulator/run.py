@@ -155,7 +155,27 @@ def run_emulator(referee: Referee, events: queue.Queue[Any], display: TerminalDi
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        _let_go_of_a_lost_terminal(out)
     return EXIT_OK
+
+
+def _let_go_of_a_lost_terminal(out: BinaryIO) -> None:
+    """When the terminal went away (EIO), point stdout and stderr at /dev/null
+    so that nothing written on the way out turns into a traceback: every entry
+    is already in the journal."""
+    try:
+        out.flush()
+        sys.stderr.flush()
+        return
+    except OSError:
+        pass
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
+    os.close(devnull)
 
 
 def _leave_screen(out: BinaryIO) -> None:

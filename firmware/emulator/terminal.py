@@ -291,7 +291,10 @@ class TerminalDisplay:
         row = self._bottom_row + len(self._bottom_lines(columns, rows, self.mode)) - 1
         if row > rows:
             return 0
-        return self._write(f"\x1b[{row};1H{text[:columns]}\x1b[K")
+        try:
+            return self._write(f"\x1b[{row};1H{text[:columns]}\x1b[K")
+        except OSError:  # the terminal is gone; the next frame says so to the referee
+            return 0
 
     def _write(self, text: str) -> int:
         data = text.encode("utf-8")
@@ -478,7 +481,10 @@ def raw_terminal(fd: int) -> Iterator[bool]:
     try:
         yield True
     finally:
-        termios.tcsetattr(fd, termios.TCSANOW, old)
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, old)
+        except (termios.error, OSError):
+            pass  # the terminal is gone (a closed tmux pane): nothing to restore
 
 
 SCREEN_ENTER: Final = "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"

@@ -91,7 +91,13 @@ def register(commands: Any) -> None:
     watch = commands.add_parser(
         "watch", help="follow the device's live feed",
         description="Print each table event as it is entered on the referee at PORT (by its "
-        "buttons or over the link), one log line each, until Ctrl-C.",
+        "buttons or over the link), one log line each, until Ctrl-C. With --enter, each line "
+        "typed on standard input is entered too, on the same connection (the port is opened "
+        "exclusively, so a second command cannot share it): 'entered: ...' or 'refused: "
+        "REASON' on stderr; the watch ends at the end of the input, exit 0 when every entry "
+        "was durable, 1 when any was refused.",
     )
     _port_options(watch)
+    watch.add_argument("--enter", action="store_true",
+                       help="also enter each line of standard input (e.g. 'trick N')")
     watch.set_defaults(run=_watch)

@@ -2,18 +2,24 @@
 
 It opens PORT (anything pyserial's ``serial_for_url`` opens: a device path
 such as ``/dev/ttyACM0``, the emulator's pseudo-terminal, ``socket://``,
-``loop://``), skips whatever the device had in flight with a ``sync`` request,
-sends requests and checks the checksum of every line the device sends back
+``loop://``) exclusively (a second laptop command on the same port is told
+the port is in use), skips whatever the device had in flight with a ``sync``
+request, sends each request with a tag of its own and takes only the answer
+that carries it, and checks the checksum of every line the device sends back
 (the wire is :mod:`firmware.link.protocol`).
 """
 
 # mypy: disable-error-code="import-untyped"
 from __future__ import annotations
 
+import errno
+import itertools
+import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Final
 
 from drivers.serialport import LineAssembler, TooLong
 from euchre_core.log import with_checksum
@@ -25,17 +31,40 @@ from .protocol import (
     EOL,
     EVENT,
     MAX_LINE,
+    MAX_REPLAY_LINES,
+    REPLAY_IDLE_S,
     Answer,
     ProtocolError,
+    answer_tag,
     carries_checksum,
+    frame_size,
     read_answer,
     request,
+    too_long_reason,
+    too_many_lines_reason,
     verified,
 )
+
+BUSY_RETRY_S: Final = 2.0
+"""How long a port marked exclusive (EBUSY) is tried again before it is "in use"."""
+EMPTY_READS: Final = 50
+"""Empty reads in a row from a port that said it had data: it has hung up."""
+IN_USE: Final = "the port is in use by another program"
+"""Said when PORT is open in another laptop command, picocom or the like."""
+_IN_USE_ERRNOS: Final = (errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY)
 
 
 class LinkError(Exception):
     """The port cannot be used, or the device did not answer properly."""
+
+
+def _open_error(port: str, error: BaseException) -> LinkError:
+    """One line for a port that would not open; "in use" when another program has it."""
+    number = getattr(error, "errno", None)
+    text = str(error)
+    if number in _IN_USE_ERRNOS or "exclusively lock" in text or "busy" in text.lower():
+        return LinkError(f"{port}: {IN_USE} (close it there, or wait for it to finish)")
+    return LinkError(f"{port}: cannot open: {error}")
 
 
 def checked(line: str) -> str:
@@ -58,13 +87,26 @@ class DeviceLink:
         self.timeout = timeout
         self.on_event = on_event
         """Called with each live-feed line (``event LINE``) that arrives."""
-        try:
-            self.serial = serial.serial_for_url(port, baudrate=baudrate, timeout=0.05,
-                                                write_timeout=timeout)
-        except (serial.SerialException, OSError, ValueError) as error:
-            raise LinkError(f"{port}: cannot open: {error}") from None
+        self.skipped: list[str] = []
+        """Lines that were not the answer waited for (another request's, stray, torn)."""
+        busy_until = time.monotonic() + BUSY_RETRY_S
+        while True:
+            try:
+                self.serial = serial.serial_for_url(port, baudrate=baudrate, timeout=0.05,
+                                                    write_timeout=timeout, exclusive=True)
+                break
+            except (serial.SerialException, OSError, ValueError) as error:
+                # EBUSY: the pseudo-terminal is still marked exclusive for a peer
+                # that has just closed it; the referee lifts that in a moment.
+                if getattr(error, "errno", None) != errno.EBUSY or (
+                        time.monotonic() > busy_until):
+                    raise _open_error(port, error) from None
+                time.sleep(0.05)
         self._lines: deque[str] = deque()
         self._assembler = LineAssembler(max_line=1 << 20)
+        self._empty_reads = 0
+        session = secrets.token_hex(3)
+        self._tags: Iterator[str] = (f"{session}{number}" for number in itertools.count(1))
 
     def __enter__(self) -> DeviceLink:
         return self
@@ -104,7 +146,17 @@ class DeviceLink:
                 if data and self.serial.in_waiting:
                     data += self.serial.read(self.serial.in_waiting)
             except (serial.SerialException, OSError) as error:
-                raise LinkError(f"{self.port_name}: the device went away ({error})") from None
+                # pyserial's "readiness to read but returned no data" comes now
+                # and then while another program has the port open too (a
+                # pseudo-terminal shared with miniterm): a hang-up says it again
+                # and again, a shared port only once in a while.
+                self._empty_reads += 1
+                if "returned no data" not in str(error) or self._empty_reads > EMPTY_READS:
+                    raise LinkError(f"{self.port_name}: the device went away ({error})") from None
+                time.sleep(0.01)
+                continue
+            if data:
+                self._empty_reads = 0
             for item in self._assembler.feed(data):
                 if isinstance(item, TooLong):
                     continue
@@ -115,48 +167,76 @@ class DeviceLink:
                         self._lines.append(item.decode("utf-8", "replace"))
         return self._lines.popleft()
 
-    def _next(self, deadline: float | None) -> str:
-        """The next verified line that is not a live-feed event."""
+    def _next(self, deadline: float | None, tag: str) -> str:
+        """The next verified line that is not a live-feed event and carries
+        ``tag`` (which is removed).  Anything else is skipped: a line failing
+        its checksum (torn, stray), an answer to another request (a frame
+        with its lines)."""
+        skip = 0
         while True:
             raw = self.read_line(deadline)
             if raw is None:
                 raise LinkError(f"{self.port_name}: no answer from the device within "
                                 f"{self.timeout:g} s")
-            line = checked(raw)
+            try:
+                line = verified(raw)
+            except ProtocolError:
+                self.skipped.append(raw)
+                continue
+            if skip:
+                skip -= 1
+                self.skipped.append(line)
+                continue
             if line.startswith(EVENT):
                 if self.on_event is not None:
                     self.on_event(line[len(EVENT):])
                 continue
-            return line
+            found, body = answer_tag(line)
+            if found == tag:
+                return body
+            self.skipped.append(line)
+            size = frame_size(body)
+            if size is not None:
+                skip = size + 1  # its lines and its end
 
     # --- requests --------------------------------------------------------------
 
     def sync(self) -> None:
         """Skip whatever the device had in flight: a stale half line, a replay
-        left open, old answers.  Returns once ``sync TOKEN`` is answered."""
-        token = secrets.token_hex(4)
+        left open, old answers.  Returns once ``sync TOKEN`` is answered.
+
+        A counted replay left open by a program that died takes every byte as
+        data until it has been quiet for :data:`REPLAY_IDLE_S`: so ``sync`` is
+        sent again each time that passes without its answer."""
         try:
             self.serial.reset_input_buffer()
         except Exception:  # noqa: BLE001 - not every URL handler can
             pass
-        self.write(CANCEL + EOL + request(f"sync {token}"))
-        deadline = time.monotonic() + self.timeout
-        wanted = f"ok sync {token}"
+        wanted: set[str] = set()
+        deadline = time.monotonic() + self.timeout + REPLAY_IDLE_S
         while True:
-            raw = self.read_line(deadline)
-            if raw is None:
+            token = secrets.token_hex(4)
+            wanted.add(f"ok sync {token}")
+            self.write(CANCEL + EOL + request(f"sync {token}"))
+            again = min(deadline, time.monotonic() + REPLAY_IDLE_S + 1.0)
+            while True:
+                raw = self.read_line(again)
+                if raw is None:
+                    break
+                try:
+                    if verified(raw) in wanted:
+                        return
+                except ProtocolError:
+                    continue  # the tail of an old line
+            if again >= deadline:
                 raise LinkError(f"{self.port_name}: no answer from the device within "
                                 f"{self.timeout:g} s (is the referee running on this port?)")
-            try:
-                if verified(raw) == wanted:
-                    return
-            except ProtocolError:
-                continue  # the tail of an old line
 
-    def read_answer(self, timeout: float | None = None) -> Answer:
+    def read_answer(self, tag: str, timeout: float | None = None) -> Answer:
+        """The answer that carries ``tag`` (others are skipped)."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         try:
-            return read_answer(lambda: self._next(deadline),
+            return read_answer(lambda: self._next(deadline, tag),
                                lambda: checked(self._raw(deadline)))
         except ProtocolError as error:
             raise LinkError(str(error)) from None
@@ -167,16 +247,22 @@ class DeviceLink:
             raise LinkError(f"{self.port_name}: the device stopped in the middle of an answer")
         return raw
 
-    def request(self, line: str, timeout: float | None = None) -> Answer:
-        """Send one request (with its checksum) and read its answer."""
-        self.write(request(line))
-        return self.read_answer(timeout)
+    def new_tag(self) -> str:
+        return next(self._tags)
+
+    def request(self, line: str, timeout: float | None = None, *, tag: str | None = None
+                ) -> Answer:
+        """Send one request (tagged, with its checksum) and read its answer."""
+        tag = self.new_tag() if tag is None else tag
+        self.write(request(line, tag))
+        return self.read_answer(tag, timeout)
 
     def replay(self, lines: list[bytes], *, load: bool = False) -> Answer:
         """Send a log (its lines, without line ends) to be checked; the verdict."""
         count = len(lines)
         head = "replay" + (" load" if load else "") + (f" {count}" if count else "")
-        answer = self.request(head)
+        tag = self.new_tag()
+        answer = self.request(head, tag=tag)
         if not answer.ok:
             return answer
         body = [armoured(line) + EOL for line in lines] or [b"." + EOL]
@@ -190,7 +276,7 @@ class DeviceLink:
                 chunk, size = [], 0
         if chunk:
             self.write(b"".join(chunk))
-        return self.read_answer()
+        return self.read_answer(tag)
 
 
 def armoured(line: bytes) -> bytes:
@@ -205,12 +291,21 @@ def armoured(line: bytes) -> bytes:
     return with_checksum(text).encode("utf-8")
 
 
+_CONTROL: Final = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+"""Bytes the laptop never sends inside a log line (a TAB is fine)."""
+
+
 def log_lines(data: bytes) -> list[bytes]:
     """A file's lines as the log reader sees them (split at LF, a CR before it
-    dropped); ValueError for a CR inside a line (the link would split it)."""
+    dropped), checked against what the link carries and the device's limits
+    (:data:`MAX_LINE` bytes a line, :data:`MAX_REPLAY_LINES` lines).
+    ValueError, in one line naming the line, for what cannot be sent."""
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    if len(lines) > MAX_REPLAY_LINES:
+        raise ValueError(f"{len(lines)} lines: {too_many_lines_reason()}: "
+                         "the device cannot take it (nothing sent)")
     out = []
     for number, line in enumerate(lines, start=1):
         if line.endswith(b"\r"):
@@ -218,5 +313,12 @@ def log_lines(data: bytes) -> list[bytes]:
         if b"\r" in line:
             raise ValueError(f"line {number}: a carriage return inside the line "
                              "(the serial link would split it)")
+        control = _CONTROL.search(line)
+        if control is not None:
+            raise ValueError(f"line {number}: a control character (0x{control.group()[0]:02X}) "
+                             "in the line: the serial link does not carry it (nothing sent)")
+        if len(line) > MAX_LINE:
+            raise ValueError(f"line {number}: {too_long_reason()}: the device cannot take it "
+                             "(nothing sent)")
         out.append(line)
     return out

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,8 +20,8 @@ from typing import TextIO
 
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..summary import SUMMARY_KEYS
-from .client import DeviceLink, LinkError, checked, log_lines
-from .protocol import EVENT, request
+from .client import DeviceLink, LinkError, log_lines
+from .protocol import EVENT, ProtocolError, request, verified
 
 
 def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = None
@@ -132,8 +134,14 @@ def enter(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: False) -> None:
-    """Print each live-feed line until ``stop()`` or Ctrl-C (turning the feed off)."""
+def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: False,
+           entries: queue.Queue[str | None] | None = None, said: TextIO | None = None
+           ) -> bool:
+    """Print each live-feed line until ``stop()`` or Ctrl-C (turning the feed off).
+
+    ``entries``: lines to enter on the same connection (``watch --enter``); each
+    answer goes to ``said`` (``entered: ...`` or ``refused: ...``), and a None
+    ends the watch.  Returns False when any entry was refused."""
 
     def show(line: str) -> None:
         out.write(line + "\n")
@@ -143,12 +151,30 @@ def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: 
     answer = link.request("watch on")
     if not answer.ok:
         raise LinkError(f"the device refused the feed: {answer.text}")
+    all_taken = True
     try:
         while not stop():
-            raw = link.read_line(time.monotonic() + 0.2)
+            if entries is not None:
+                try:
+                    entry = entries.get_nowait()
+                except queue.Empty:
+                    pass
+                else:
+                    if entry is None:
+                        break
+                    if entry.strip():
+                        answer = link.request(f"enter {entry.strip()}")
+                        all_taken = all_taken and answer.ok
+                        word = "entered" if answer.ok else "refused"
+                        print(f"{word}: {answer.text}", file=said or sys.stderr, flush=True)
+                    continue
+            raw = link.read_line(time.monotonic() + (0.05 if entries is not None else 0.2))
             if raw is None:
                 continue
-            line = checked(raw)
+            try:
+                line = verified(raw)
+            except ProtocolError:
+                continue  # torn or stray: never taken for an event
             if line.startswith(EVENT):
                 show(line[len(EVENT):])
     finally:
@@ -156,16 +182,31 @@ def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: 
             link.write(request("watch off"))
         except LinkError:
             pass
+    return all_taken
+
+
+def _read_entries(stream: TextIO, entries: queue.Queue[str | None]) -> None:
+    """Each line of ``stream`` onto ``entries``, then None (a thread)."""
+    try:
+        for line in stream:
+            entries.put(line)
+    finally:
+        entries.put(None)
 
 
 def watch(args: argparse.Namespace) -> int:
-    """``euchre-referee watch``."""
+    """``euchre-referee watch [--enter]``."""
+    entries: queue.Queue[str | None] | None = None
+    if getattr(args, "enter", False):
+        entries = queue.Queue()
+        threading.Thread(target=_read_entries, args=(sys.stdin, entries), daemon=True).start()
+    taken = True
     try:
         with _connect(args) as link:
             try:
-                follow(link, sys.stdout)
+                taken = follow(link, sys.stdout, entries=entries)
             except KeyboardInterrupt:
                 pass
     except LinkError as error:
         return _fail(str(error))
-    return EXIT_OK
+    return EXIT_OK if taken else EXIT_INVALID

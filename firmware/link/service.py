@@ -19,7 +19,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -35,7 +34,6 @@ from drivers.serialport import (
 from euchre_core import (
     SEATS,
     IllegalEntry,
-    LogError,
     LogSyntaxError,
     Phase,
     Replay,
@@ -48,6 +46,7 @@ from euchre_core.log import HEADER, strip_line
 
 from ..app import Referee
 from ..fonts import screen_name_problem
+from ..logcheck import LogCheck
 from ..store import JournalError, games_of
 from ..summary import summary_json, summary_text
 from .protocol import (
@@ -56,8 +55,14 @@ from .protocol import (
     MAX_LINE,
     MAX_REPLAY_LINES,
     PROTOCOL_VERSION,
+    REPLAY_IDLE_S,
     encode,
     frame,
+    is_number,
+    not_utf8_reason,
+    split_tag,
+    tagged,
+    too_long_reason,
 )
 
 __all__ = [
@@ -89,6 +94,7 @@ HELP: Final = (
     "watch on|off             the live feed: each entry as it is made, sent as 'event LINE'",
     "replay [load] [N]        check a log: send it, then '.' (or exactly N lines);"
     " load: make it the current game",
+    "@TAG REQUEST             any request: its answer starts with '@TAG ' (1-16 letters/digits)",
     "export [ID]              the current game (or stored game ID) as a clean log",
     "games                    the stored games",
     "players [N=NAME ...]     player names for the next game (no names: show them)",
@@ -174,37 +180,38 @@ def _status_lines(status: dict[str, Any]) -> list[str]:
 # --- replay input ------------------------------------------------------------------
 
 
-@dataclass
 class _ReplayInput:
-    """A log arriving after ``replay``: its lines, and the first line that could
-    not even be read (too long, not UTF-8, too many)."""
+    """A log arriving after ``replay``: checked as it comes (:class:`LogCheck`
+    keeps only the lines not yet checked, never the whole text)."""
 
-    load: bool
-    count: int | None
-    """Lines announced (``replay 97``), or None: the log ends at '.' / 'replay end'."""
-    lines: list[str] = field(default_factory=list)
-    problem: LogError | None = None
+    def __init__(self, load: bool, count: int | None, tag: str = "") -> None:
+        self.load = load
+        self.count = count
+        """Lines announced (``replay 97``), or None: the log ends at '.' / 'replay end'."""
+        self.tag = tag
+        """The request's tag, for the verdict."""
+        self.last_line_at = time.monotonic()
+        self.log = LogCheck(max_lines=MAX_REPLAY_LINES)
+
+    @property
+    def received(self) -> int:
+        return self.log.received
 
     def add(self, text: str | None, problem: str | None = None) -> None:
-        number = len(self.lines) + 1
-        if problem is not None and self.problem is None:
-            self.problem = LogError(number, problem)
-        if number > MAX_REPLAY_LINES and self.problem is None:
-            self.problem = LogError(number, f"too long a log (max {MAX_REPLAY_LINES} lines)")
-        self.lines.append(text if text is not None and self.problem is None else "")
+        self.last_line_at = time.monotonic()
+        self.log.add(text, problem)
+
+    def add_bytes(self, raw: bytes) -> None:
+        self.last_line_at = time.monotonic()
+        self.log.add_bytes(raw)
 
     @property
     def complete(self) -> bool:
-        return self.count is not None and len(self.lines) >= self.count
+        return self.count is not None and self.received >= self.count
 
     def check(self) -> Replay:
         """The verdict: euchre_core's replay of the lines before any unreadable one."""
-        problem = self.problem
-        lines = self.lines if problem is None else self.lines[: problem.line - 1]
-        result = replay("\n".join(lines) + "\n")
-        if problem is not None and (result.error is None or result.error.line >= problem.line):
-            return Replay(result.game, problem, problem.line)
-        return result
+        return self.log.verdict()
 
 
 def _is_end(raw: bytes) -> bool:
@@ -232,10 +239,6 @@ def _edited(text: str) -> str:
     return "".join(out)
 
 
-def _not_utf8(raw: bytes, error: UnicodeDecodeError) -> str:
-    return f"not UTF-8: byte {error.start + 1} of the line is 0x{raw[error.start]:02X}"
-
-
 # --- the protocol ------------------------------------------------------------------
 
 
@@ -257,6 +260,8 @@ class RefereeProtocol(LineProtocol):
         self.transport: Transport = _NoTransport()
         self.watching = False
         self._replay: _ReplayInput | None = None
+        self._tag = ""
+        """The tag of the request being answered (reader thread)."""
         self._commands: dict[str, Callable[[str], None]] = {
             "help": self._help,
             "status": self._status,
@@ -277,13 +282,13 @@ class RefereeProtocol(LineProtocol):
         self.transport.write(encode(lines))
 
     def ok(self, text: str = "") -> None:
-        self.send([f"ok {text}" if text else "ok"])
+        self.send([tagged(self._tag, f"ok {text}" if text else "ok")])
 
     def error(self, text: str) -> None:
-        self.send([f"error {text}"])
+        self.send([tagged(self._tag, f"error {text}")])
 
     def framed(self, lines: list[str], about: str = "") -> None:
-        self.send(frame(lines, about))
+        self.send(frame(lines, about, self._tag))
 
     def event(self, line: str) -> None:
         """One journal line for the live feed (sent only while watching)."""
@@ -302,13 +307,24 @@ class RefereeProtocol(LineProtocol):
         self._replay = None  # a log cut off by a disconnect is not checked
 
     def handle_too_long(self, limit: int) -> None:
+        self._tag = ""
         if self._replay is not None:
-            self._replay.add(None, f"line too long (max {limit} bytes)")
+            self._replay.add(None, too_long_reason(limit))
             self._maybe_finish()
         else:
-            self.error(f"line too long (max {limit} bytes)")
+            self.error(too_long_reason(limit))
+
+    def handle_idle(self) -> None:
+        state = self._replay
+        if (state is not None and state.count is not None
+                and time.monotonic() - state.last_line_at > REPLAY_IDLE_S):
+            self._replay = None
+            self._tag = state.tag
+            self.error(f"replay abandoned: no line for {REPLAY_IDLE_S:g} s "
+                       f"({state.received} of {state.count} received); nothing was checked")
 
     def handle_line(self, line: bytes) -> None:
+        self._tag = ""
         try:
             if self._replay is not None:
                 self._replay_line(line)
@@ -324,16 +340,20 @@ class RefereeProtocol(LineProtocol):
     def _request(self, raw: bytes) -> None:
         if CANCEL in raw:
             return  # a person cancelled the line (Ctrl-C): no request
+        self._tag = split_tag(raw)[0]  # for the errors below, before the checksum is checked
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            self.error(_not_utf8(raw, error))
+            self.error(not_utf8_reason(raw, error))
             return
         try:
             text = strip_line(_edited(text))
         except LogSyntaxError as error:
             self.error(str(error))  # "checksum mismatch: the line says *0000, its text gives ..."
             return
+        tag, body = split_tag(text.encode("utf-8"))
+        self._tag = tag
+        text = body.decode("utf-8").strip()
         if not text:
             return  # a blank line or a comment is no request
         command, _, rest = text.partition(" ")
@@ -403,7 +423,7 @@ class RefereeProtocol(LineProtocol):
                 continue
             if word == "load" and not load:
                 load = True
-            elif word.isdigit() and count is None and index == len(words) - 1:
+            elif is_number(word) and count is None and index == len(words) - 1:
                 count = int(word)
             else:
                 self.error("replay: expected 'replay [begin] [load] [LINES]'")
@@ -411,7 +431,7 @@ class RefereeProtocol(LineProtocol):
         if count is not None and not 1 <= count <= MAX_REPLAY_LINES:
             self.error(f"replay: 1 to {MAX_REPLAY_LINES} lines")
             return
-        self._replay = _ReplayInput(load, count)
+        self._replay = _ReplayInput(load, count, self._tag)
         if count is None:
             self.ok("replay: send the log, then '.' (or 'replay end')")
         else:
@@ -420,19 +440,17 @@ class RefereeProtocol(LineProtocol):
     def _replay_line(self, raw: bytes) -> None:
         state = self._replay
         assert state is not None
-        if CANCEL in raw:
-            self._replay = None
-            self.error("replay abandoned (Ctrl-C): nothing was checked")
-            return
-        if state.count is None and _is_end(raw):
-            self._finish_replay()
-            return
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            state.add(None, _not_utf8(raw, error))
-        else:
-            state.add(text)
+        self._tag = state.tag
+        if state.count is None:  # typed by a person: Ctrl-C cancels, '.' ends
+            if CANCEL in raw:
+                self._replay = None
+                self.error("replay abandoned (Ctrl-C): nothing was checked")
+                return
+            if _is_end(raw):
+                self._finish_replay()
+                return
+        # A counted replay (a program's): every byte is data, the count ends it.
+        state.add_bytes(raw)
         self._maybe_finish()
 
     def _maybe_finish(self) -> None:
@@ -443,6 +461,7 @@ class RefereeProtocol(LineProtocol):
         state = self._replay
         assert state is not None
         self._replay = None
+        self._tag = state.tag
         result = state.check()
         valid = result.error is None
         lines = [json.dumps(summary_json(REPLAY_SOURCE, result), ensure_ascii=False)]
@@ -482,7 +501,7 @@ class RefereeProtocol(LineProtocol):
                 "current game")
 
     def _export(self, args: str) -> None:
-        if args and not args.isdigit():
+        if args and not is_number(args):
             self.error("export: expected 'export' or 'export ID' (see games)")
             return
         wanted = int(args) if args else None

@@ -8,8 +8,11 @@ from it when started by systemd).
 Faults at the table keep the referee scoring: a display that is missing at
 boot or stops answering is retried (:class:`drivers.RetryingDisplay`, and
 ``Referee.refresh`` retries a failed frame on the next pass) and shows the
-state when it is back; a serial port that cannot be opened is reported in the
-log and the buttons go on working.  A journal that cannot be opened (a
+state when it is back; a serial port that cannot be opened is logged (at
+warning level), marked in the screen's corner (:data:`SERIAL_FLAG`) while it
+is missing, retried, and the buttons go on working.  No GPIO (no pin factory,
+lgpio unable to open the chip) or a bad pin map stops the start with one line
+saying what is missing and what to do.  A journal that cannot be opened (a
 read-only or full card, another referee on the state directory: see
 :class:`~firmware.store.Store`) is said in one line in the log and on the
 screen, and the referee stays up trying again every
@@ -27,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..app import FrameSink, Inbox, Referee
 from ..config import Config
@@ -37,6 +40,31 @@ from .systemd import Notifier
 
 if TYPE_CHECKING:
     from drivers import ButtonBank, Indicators, PageDiffDisplay, RetryingDisplay
+    from drivers.serialport import SerialLink
+
+SERIAL_FLAG: Final = "!serial"
+"""``Referee.flags`` while the configured serial port cannot be opened (drawn as
+'!' in the corner)."""
+
+NO_GPIO_ADVICE: Final = (
+    "on a Raspberry Pi install lgpio (sudo apt install python3-lgpio, or run "
+    "scripts/install-pi.sh); without the box, try 'euchre-referee emulate'"
+)
+NO_CHIP_ADVICE: Final = (
+    "is this a Raspberry Pi with /dev/gpiochip0, and is this user in the group gpio "
+    "(scripts/install-pi.sh sets it up)?"
+)
+
+
+def hardware_problem(error: Exception) -> str:
+    """One line for a hardware fault that stops the start, with what to do."""
+    from drivers import GpioChipError, NoGpio
+
+    if isinstance(error, GpioChipError):
+        return f"GPIO not available: {error}: {NO_CHIP_ADVICE}"
+    if isinstance(error, NoGpio):
+        return f"GPIO not available: {error}; {NO_GPIO_ADVICE}"
+    return f"{error} (check the pins in the config file, hw/README.md has the map)"
 
 
 def build_hardware(config: Config, events: Inbox, *, pin_factory: Any = None
@@ -142,10 +170,24 @@ def open_journal(state_dir: Path, display: FrameSink, notifier: Notifier,
             waited += step
 
 
+def show_serial_state(referee: Referee, link: SerialLink) -> None:
+    """The corner flag follows the serial port: set while it cannot be opened."""
+    missing = link.open_error is not None
+    if missing != (SERIAL_FLAG in referee.flags):
+        others = tuple(flag for flag in referee.flags if flag != SERIAL_FLAG)
+        referee.flags = (*others, SERIAL_FLAG) if missing else others
+
+
 def run(config: Config) -> int:
     """Run the referee until SIGTERM/SIGINT."""
+    from drivers import DriverConfigError, PinError
+
     events: Inbox = queue.Queue()
-    buttons, display, indicators = build_hardware(config, events)
+    try:
+        buttons, display, indicators = build_hardware(config, events)
+    except (PinError, DriverConfigError) as error:
+        print(f"euchre-referee: {hardware_problem(error)}", file=sys.stderr)
+        return EXIT_USAGE
     stopping = False
 
     def stop(signum: int, frame: Any) -> None:
@@ -186,7 +228,13 @@ def run(config: Config) -> int:
         # The loop passes at least every `poll` seconds even when idle, and
         # pings on each pass: keep that well inside half the watchdog timeout.
         poll = 0.5 if notifier.interval is None else min(0.5, notifier.interval / 2)
-        referee.run(events, stop=lambda: stopping, on_loop=notifier.watchdog, poll=poll)
+
+        def on_loop() -> None:
+            notifier.watchdog()
+            if serial_service is not None:
+                show_serial_state(referee, serial_service.link)
+
+        referee.run(events, stop=lambda: stopping, on_loop=on_loop, poll=poll)
     finally:
         notifier.stopping()
         if serial_service is not None:

@@ -197,5 +197,5 @@ def test_not_utf8_file(tmp_path: Path) -> None:
     path.write_bytes("euchre-log 1\nplayers E=Sigríður\n".encode("latin-1"))
     done = run("replay", str(path))
     assert done.returncode == 1
-    assert done.stdout.startswith(f"{path}:")
-    assert "not UTF-8 text" in done.stdout
+    # line by line, in the serial link's words (the same verdict as `send`)
+    assert done.stdout == f"{path}:2: not UTF-8: byte 15 of the line is 0xED\n"

@@ -301,6 +301,20 @@ def test_unit_settings() -> None:
     assert one["Install.WantedBy"] == "multi-user.target"
 
 
+def megabytes(value: str) -> float:
+    number, unit = float(value[:-1]), value[-1]
+    return number * {"K": 1 / 1024, "M": 1.0, "G": 1024.0}[unit]
+
+
+def test_unit_bounds_memory() -> None:
+    """The unit caps what a leak could take: MemoryHigh at the budget (60 MB
+    resident, bench/memory_bench.py, plus the journal's page cache), MemoryMax
+    above it."""
+    one = {key: values[-1] for key, values in unit_settings().items()}
+    high, most = megabytes(one["Service.MemoryHigh"]), megabytes(one["Service.MemoryMax"])
+    assert 60 <= high < most <= 256
+
+
 def _unit_dir() -> Path | None:
     for candidate in ("/usr/lib/systemd/system", "/lib/systemd/system"):
         if Path(candidate, "sysinit.target").exists():

@@ -17,6 +17,7 @@ from support.app_kit import press
 from support.serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
 
 from drivers.serialport import LineAssembler, NullModem, TooLong, point_link
+from euchre_core import checksum
 
 
 @pytest.fixture
@@ -143,3 +144,66 @@ def test_a_peer_that_stops_reading_never_holds_up_the_buttons(device: Device) ->
         assert device.journal()[1:] == ["game dealer=E"]
     finally:
         host.close()
+
+
+# --- whole answers, fresh sessions ---------------------------------------------------
+
+
+def test_a_half_line_from_a_peer_that_reopens_at_once_is_discarded(device: Device) -> None:
+    host = Host(device.path)
+    host.ask("sync")
+    before = device.log()
+    for _ in range(10):
+        arrived = device.service.link.bytes_in
+        host.write(b"enter game dea")
+        wait_for(lambda arrived=arrived: device.service.link.bytes_in > arrived)  # has the half
+        host.close()
+        host = Host(device.path)  # at once: the master may never see the hang-up
+        host.write(b"ler=N\r\n")
+        assert host.answer() == ["error unknown command 'ler=N' (try help)"]
+    try:
+        assert device.log() == before
+        assert host.ask("sync fresh") == ["ok sync fresh"]
+    finally:
+        host.close()
+
+
+def test_a_second_peer_leaving_does_not_end_the_first_ones_session(device: Device) -> None:
+    first = Host(device.path)
+    try:
+        assert first.ask("watch on")[0].startswith("ok watching")
+        Host(device.path).close()  # someone opened the port and went away
+        device.events.put(press("S"))
+        assert first.feed(1) == ["game dealer=S"]
+    finally:
+        first.close()
+
+
+def test_a_peer_that_stops_reading_gets_answers_whole_or_not_at_all(tmp_path: Path) -> None:
+    device = Device(tmp_path, write_timeout=0.3)
+    host = Host(device.path)
+    try:
+        host.write(b"help\r\n" * 300 + b"sync after\r\n")  # ~450 kB of answers, unread
+        time.sleep(2.0)  # several write timeouts pass
+        output = host.read_bytes(answer_bytes("ok sync after"), timeout=30)
+        lines = output.split(b"\r\n")[:-1]
+        index = 0
+        frames = 0
+        while index < len(lines):
+            line = lines[index].decode("utf-8")
+            body, star, given = line.rpartition("*")
+            assert star and checksum(body) == given, f"a torn line: {line!r}"
+            if body.startswith("ok begin "):
+                count = int(body.split()[2])
+                frame = lines[index:index + count + 2]
+                assert len(frame) == count + 2 and frame[-1].startswith(b"ok end*"), frame
+                frames += 1
+                index += count + 2
+            else:
+                assert body == "ok sync after", body
+                index += 1
+        assert 0 < frames < 300  # some were dropped, whole
+        assert device.service.link.dropped > 0
+    finally:
+        host.close()
+        device.close()

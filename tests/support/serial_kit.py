@@ -54,7 +54,8 @@ class Device:
     """
 
     def __init__(self, state_dir: Path, port: str | None = None, *,
-                 config: Config | None = None, retry_s: float = 0.02) -> None:
+                 config: Config | None = None, retry_s: float = 0.02,
+                 write_timeout: float | None = None) -> None:
         self.store = Store(state_dir)
         self.referee = Referee(config or Config(state_dir=state_dir), self.store,
                                renderer=lambda view: view)
@@ -66,7 +67,8 @@ class Device:
         )
         self.thread.start()
         if port is None:
-            self.endpoint = PtyEndpoint(DEFAULT_BAUDRATE)
+            self.endpoint = (PtyEndpoint(DEFAULT_BAUDRATE) if write_timeout is None else
+                             PtyEndpoint(DEFAULT_BAUDRATE, write_timeout=write_timeout))
             self.path = self.endpoint.slave_path
             self.service = SerialService.open(self.endpoint, 115200, self.events, self.referee,
                                               retry_s=retry_s)
@@ -143,9 +145,10 @@ class Host:
         while first.startswith("event "):
             self.events.append(first[6:])
             first = self.line(timeout)
-        if not first.startswith("ok begin "):
+        head = first.split(" ", 1)[1] if first.startswith("@") else first  # a tagged answer
+        if not head.startswith("ok begin "):
             return [first]
-        count = int(first.split()[2])
+        count = int(head.split()[2])
         lines = [first, *(self.line(timeout) for _ in range(count + 1))]
         assert lines[-1] == "ok end", lines
         return lines

@@ -1,0 +1,203 @@
+"""``euchre-referee run`` off the happy path: no GPIO, lgpio without a chip, a bad
+pin map, a serial port that is not there, and the install script on plain Debian.
+
+Each fault is real: this x86 machine has no GPIO (gpiozero finds no pin
+factory); a Raspberry Pi 4's /proc/cpuinfo bind-mounted in a private mount
+namespace makes gpiozero take it for a Pi, so the real lgpio tries
+/dev/gpiochip0 and says its bare ``can not open gpiochip``; the serial port is a
+path that does not exist until a null-modem cable is linked there.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import queue
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.serial_kit import ROOT, wait_for
+
+from drivers.serialport import NullModem, point_link
+from firmware.app import Referee
+from firmware.config import Config, ConfigError, load_config
+from firmware.link.service import SerialService
+from firmware.pi.run import SERIAL_FLAG, show_serial_state
+from firmware.store import Store
+
+PI4_CPUINFO = (
+    "processor\t: 0\nHardware\t: BCM2835\nRevision\t: c03111\n"
+    "Serial\t\t: 10000000abcdef01\nModel\t\t: Raspberry Pi 4 Model B Rev 1.1\n"
+)
+
+
+def run_referee(tmp_path: Path, config_text: str = "[display]\ni2c_port = 99\n",
+                env: dict[str, str] | None = None, wrap: list[str] | None = None
+                ) -> subprocess.CompletedProcess[str]:
+    config = tmp_path / "referee.toml"
+    config.write_text(config_text, encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    environment.update(PYTHONPATH=str(ROOT), **(env or {}))
+    command = [sys.executable, "-m", "firmware", "run", "--config", str(config),
+               "--state-dir", str(tmp_path / "state")]
+    return subprocess.run([*(wrap or []), *command], env=environment, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_run_without_gpio_says_what_is_missing_in_one_line(tmp_path: Path) -> None:
+    done = run_referee(tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()  # no traceback, no fallback warnings
+    assert line.startswith("euchre-referee: GPIO not available: no GPIO pin factory: ")
+    assert "sudo apt install python3-lgpio" in line and "euchre-referee emulate" in line
+
+
+@pytest.mark.skipif(importlib.util.find_spec("lgpio") is None,
+                    reason="needs the lgpio module (the test extra installs it on x86_64)")
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="needs root and unshare to bind-mount a Pi's /proc/cpuinfo")
+@pytest.mark.skipif(Path("/dev/gpiochip0").exists(), reason="this machine has a GPIO chip")
+def test_lgpio_that_cannot_open_the_chip_says_so_in_one_line(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(PI4_CPUINFO, encoding="ascii")
+    wrap = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+            f'mount --bind "{cpuinfo}" /proc/cpuinfo && exec "$@"', "sh"]
+    done = run_referee(tmp_path, env={"GPIOZERO_PIN_FACTORY": "lgpio"}, wrap=wrap)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "euchre-referee: GPIO not available: the GPIO chip could not be opened (lgpio: "
+        "'can not open gpiochip'): is this a Raspberry Pi with /dev/gpiochip0, and is this "
+        "user in the group gpio (scripts/install-pi.sh sets it up)?"]
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("[buttons.pins]\nN = 99\n",
+     "buttons.pins.N: a BCM GPIO number from 0 to 27, not 99 (hw/README.md has the pin map)"),
+    ("[buttons.pins]\nN = -1\n",
+     "buttons.pins.N: a BCM GPIO number from 0 to 27, not -1 (hw/README.md has the pin map)"),
+    ("[buttons.pins]\nN = 5\nE = 5\n", "buttons.pins.E: pin 5 is already buttons.pins.N"),
+    ("[extras]\nbuzzer = 26\n", "extras.buzzer: pin 26 is already buttons.pins.OK"),
+    ("[buttons]\nencoder = [5, 40]\n",
+     "buttons.encoder[1]: a BCM GPIO number from 0 to 27, not 40 (hw/README.md has the pin map)"),
+    ("[extras]\nseat_leds = { N = 20, E = 20 }\n",
+     "extras.seat_leds.E: pin 20 is already extras.seat_leds.N"),
+])
+def test_pins_are_range_checked_and_never_shared(tmp_path: Path, toml: str,
+                                                 message: str) -> None:
+    path = tmp_path / "referee.toml"
+    path.write_text(toml, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_a_bad_pin_stops_run_with_one_line(tmp_path: Path) -> None:
+    done = run_referee(tmp_path, "[buttons.pins]\nN = 99\n")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"euchre-referee: {tmp_path / 'referee.toml'}: buttons.pins.N: a BCM "
+                           "GPIO number from 0 to 27, not 99 (hw/README.md has the pin map)\n")
+
+
+def test_the_encoder_stands_in_for_prev_and_next(tmp_path: Path) -> None:
+    path = tmp_path / "referee.toml"
+    path.write_text('[buttons]\nlayout = "cursor"\nencoder = [5, 6]\n', encoding="utf-8")
+    config = load_config(path)
+    assert config.pins == {"OK": 26, "UNDO": 25} and config.encoder == (5, 6)
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Iterator[Referee]:
+    store = Store(tmp_path / "state")
+    yield Referee(Config(state_dir=tmp_path / "state"), store, renderer=lambda view: view)
+    store.close()
+
+
+def test_a_missing_serial_port_is_logged_and_flagged_until_it_appears(
+        tmp_path: Path, referee: Referee, caplog: pytest.LogCaptureFixture) -> None:
+    port = tmp_path / "ttyGS0"
+    caplog.set_level("WARNING", logger="drivers.serialport")
+    service = SerialService.open(str(port), 115200, queue.Queue(), referee, retry_s=0.05)
+    cable = NullModem()
+    try:
+        wait_for(lambda: service.link.open_error is not None)
+        show_serial_state(referee, service.link)
+        assert SERIAL_FLAG in referee.view().flags  # the corner of the screen
+        warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert len(warnings) == 1 and warnings[0].startswith(
+            f"{port}: cannot open the serial port: "), warnings
+        point_link(port, cable.paths[0])  # the gadget port appears
+        wait_for(lambda: service.link.open_error is None)
+        show_serial_state(referee, service.link)
+        assert SERIAL_FLAG not in referee.view().flags
+    finally:
+        service.close()
+        cable.close()
+
+
+def test_run_with_a_missing_serial_port_warns_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "referee.toml").write_text(
+        f'[display]\ni2c_port = 99\n[serial]\nport = "{tmp_path / "ttyGS0"}"\n')
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "run", "--config", str(tmp_path / "referee.toml"),
+         "--state-dir", str(tmp_path / "state")],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "GPIOZERO_PIN_FACTORY": "mock"},
+        cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            if "cannot open the serial port" in line:
+                break
+        assert seen and f"{tmp_path / 'ttyGS0'}: cannot open the serial port" in seen[-1], seen
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+# --- the install script on plain Debian ------------------------------------------------
+
+
+def apt_has(package: str) -> bool:
+    done = subprocess.run(["apt-cache", "policy", package], capture_output=True, text=True)
+    for line in done.stdout.splitlines():
+        if line.strip().startswith("Candidate:"):
+            return line.split(":", 1)[1].strip() not in ("", "(none)")
+    return False
+
+
+def installed(package: str) -> bool:
+    done = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package],
+                          capture_output=True, text=True)
+    return "install ok installed" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("apt-cache") is None or shutil.which("dpkg-query") is None,
+                    reason="needs a Debian system (apt-cache, dpkg-query)")
+def test_install_plans_the_packages_apt_has_and_pip_for_lgpio() -> None:
+    """A dry run on this very system (it changes nothing): where apt has no
+    python3-lgpio (plain Debian) the rest is still installed and the lgpio
+    wheel planned for the venv; the script goes on to the end."""
+    done = subprocess.run([str(ROOT / "scripts" / "install-pi.sh"), "--dry-run"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    wanted = ["python3-lgpio", "python3-venv", "fonts-dejavu-core", "fonts-terminus-otb",
+              "i2c-tools"]
+    missing = [package for package in wanted if not installed(package)]
+    from_apt = [package for package in missing if apt_has(package)]
+    if from_apt:
+        assert f"would: apt-get install {' '.join(from_apt)}" in lines
+    else:
+        assert not any(line.startswith("would: apt-get install") for line in lines)
+    lgpio_by_pip = "python3-lgpio" in missing and "python3-lgpio" not in from_apt
+    assert any(line.startswith("would: pip install lgpio into ") for line in lines) == \
+        lgpio_by_pip
+    assert any(line.startswith("note: apt has no python3-lgpio here") for line in lines) == \
+        lgpio_by_pip
+    assert lines[-1].startswith("install-pi: would make ")
