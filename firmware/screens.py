@@ -537,6 +537,8 @@ _LAYOUTS: Final[dict[str, Callable[[_Canvas, View], None]]] = {
     "winner": _winner,
     "help": _help,
     "notice": _notice,
+    "rules": _help,  # title and lines, like help, until they get their own layouts
+    "hands": _help,
 }
 
 

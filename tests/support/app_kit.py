@@ -30,6 +30,8 @@ __all__ = [
     "choose",
     "journal_lines",
     "press",
+    "press_all",
+    "wait_out_result",
 ]
 
 
@@ -96,9 +98,23 @@ def choose(referee: Referee, label: str, tap: Any) -> None:
     if view.kind in ("table", "menu"):
         assert [choice.label for choice in view.choices] == labels  # what the screen lists
     target = labels.index(label)
-    while (cursor := min(referee.state.cursor, len(labels) - 1)) != target:
+    while (cursor := referee.view().cursor) != target:
         tap("NEXT" if cursor < target else "PREV")
     tap("OK")
+
+
+def wait_out_result(referee: Referee, clock: FakeClock) -> None:
+    """The table waits until a hand's result screen has gone by itself (so the
+    next press acts, instead of only dismissing it)."""
+    if referee.result is not None and clock() < referee.result_until:
+        clock.t = referee.result_until
+
+
+def press_all(referee: Referee, names: list[str], clock: FakeClock) -> None:
+    """Press each button in turn as a table does: waiting out each hand's result."""
+    for name in names:
+        wait_out_result(referee, clock)
+        referee.press(name)
 
 
 def presses(text: str) -> list[str]:
