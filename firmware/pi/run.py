@@ -120,7 +120,8 @@ def run(config: Config) -> int:
     if store.moved_aside is not None:
         print(f"euchre-referee: unreadable journal moved aside to {store.moved_aside}",
               file=sys.stderr)
-    referee = Referee(config, store, display=display, indicators=indicators)
+    referee = Referee(config, store, display=display, indicators=indicators,
+                      is_pressed=buttons.is_pressed)
     if indicators is not None:
         indicators.status(True)
     stopping = False
