@@ -237,7 +237,7 @@ def _build_step(game: Game, state: FlowState, layout: Layout, setup: Setup | Non
         return _bid_step(game, state, legal, layout)
     if kind == "trick":
         defend = [entry for entry in legal if isinstance(entry, Defend)]
-        if defend and state.mode != "no-defend":
+        if defend and not state.mode:  # any mode chosen (no-defend, claim...) declined it
             return _defend_step(game, defend, layout)
         if state.mode == "claim":
             return _claim_step(legal, layout)
