@@ -337,7 +337,7 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
     bids = [entry for entry in legal if isinstance(entry, (Order, Call, Make, Pass))]
     if seat is None:
         options = []
-        for candidate in SEATS:
+        for candidate in clockwise(hand.dealer):  # the cursor starts on the dealer's left
             if any(bid.seat is candidate for bid in bids):
                 options.append(
                     Option(game.name(candidate), Action("seat", value=str(candidate)),
@@ -373,11 +373,19 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             suit = entry.suit if isinstance(entry, (Call, Make)) else hand.upcard_suit
             if suit is not None and suit not in suits:
                 suits.append(suit)
-        options = [
-            Option(f"{name}: {suit.symbol} {suit.word}", Action("suit", value=suit.value),
-                   BUTTON_BY_SUIT[suit])
-            for suit in Suit if suit in suits
-        ]
+        if layout == "cursor":  # a suit is the call: with partner, or alone
+            options = [
+                Option(f"{name}: {suit.symbol} {suit.word}" if not alone
+                       else f"{name}: {suit.symbol} alone", Action("confirm", entry))
+                for alone in (False, True) for suit in Suit if suit in suits
+                if game.check(entry := bid_entry(game, seat, suit, alone)) is None
+            ]
+        else:
+            options = [
+                Option(f"{name}: {suit.symbol} {suit.word}", Action("suit", value=suit.value),
+                       BUTTON_BY_SUIT[suit])
+                for suit in Suit if suit in suits
+            ]
         passing = Pass(seat) in legal
         if passing:
             options.append(Option(f"{name} passes", Action("entry", Pass(seat)), "OK"))
@@ -388,7 +396,8 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             ok_words=f"{name} passes" if passing else "",
             instead=_pick(layout, f"tap {name}'s trump suit, ALONE to go alone, UNDO to "
                           "pick another seat", f"choose {name}'s trump suit"),
-            doing="while the trump suit is picked")
+            doing="while the trump suit is picked",
+            start=1 if len(suits) > 2 else 0)  # amid the suits: none is likelier
     suit = Suit.from_str(state.suit)
     options = []
     for alone in (False, True):
@@ -436,15 +445,37 @@ def _defend_step(game: Game, defend: list[Defend], layout: Layout) -> Step:
                 doing="while a lone defender may be named")
 
 
+def clockwise(first: Seat) -> tuple[Seat, ...]:
+    """The four seats clockwise from ``first``."""
+    return (first, first.left, first.left.left, first.left.left.left)
+
+
+def likeliest_winner(game: Game) -> Seat:
+    """Who most likely wins the trick under way: its leader when the makers
+    lead, else the maker (measured over played-out hands by bench/presses.py:
+    the maker wins over half the tricks; when the partner leads, the partner)."""
+    hand = game.hand
+    assert hand.maker is not None
+    return hand.leader if hand.leader.team is hand.maker.team else hand.maker
+
+
 def _trick_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     hand = game.hand
-    options = [
-        Option(f"{game.name(entry.seat)} won", Action("entry", entry), str(entry.seat))
-        for entry in legal
-        if isinstance(entry, Trick)
-    ]
-    leader = f"{game.name(hand.leader)} won"
-    start = next((index for index, option in enumerate(options) if option.label == leader), 0)
+    winners = {entry.seat for entry in legal if isinstance(entry, Trick)}
+    likeliest = likeliest_winner(game)
+    makers = [seat for seat in clockwise(likeliest) if seat in winners
+              and seat.team is likeliest.team]
+    defenders = [seat for seat in clockwise(likeliest) if seat in winners
+                 and seat.team is not likeliest.team]
+    # The cursor starts on the likeliest; one press away: the other maker (or,
+    # alone, the defender on the maker's right) and the next defender.
+    if len(makers) == 2:
+        order = [makers[1], likeliest, *defenders]
+    else:
+        order = [*defenders[1:], likeliest, *defenders[:1]]
+    options = [Option(f"{game.name(seat)} won", Action("entry", Trick(seat)), str(seat))
+               for seat in order]
+    start = order.index(likeliest)
     options.append(Option("Claim: makers took…", Action("mode", value="claim"), "OK"))
     options.append(Option("Renege…", Action("mode", value="renege"), "ALONE"))
     question = f"Trick {len(hand.tricks) + 1}: who won?"

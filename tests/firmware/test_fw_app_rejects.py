@@ -204,31 +204,33 @@ def test_cursor_layout_offers_only_legal_choices(tmp_path: Path) -> None:
     setup(referee, "NEXT NEXT NEXT NEXT OK")  # cursor on "Anna deals"
     assert journal_lines(referee)[-1] == "game dealer=W"
     labels = [c.label for c in referee.view().choices]
-    assert labels == ["Ragnar", "Sigríður", "South", "Anna",
+    assert labels == ["Anna", "Ragnar", "Sigríður", "South",  # clockwise from the dealer
                       "Upcard ♠", "Upcard ♥", "Upcard ♦", "Upcard ♣", HELP]
-    assert referee.view().cursor == 0  # on Ragnar: left of the dealer bids first
-    setup(referee, "NEXT NEXT NEXT NEXT NEXT OK")  # upcard hearts
+    assert referee.view().cursor == 1  # on Ragnar: left of the dealer bids first
+    setup(referee, "NEXT NEXT NEXT NEXT OK")  # upcard hearts
     assert [c.label for c in referee.view().choices] == [
-        "Ragnar", "Sigríður", "South", "Anna", HELP]
+        "Anna", "Ragnar", "Sigríður", "South", HELP]
     setup(referee, "OK")  # Ragnar
     assert [c.label for c in referee.view().choices] == [  # passes not recorded: any suit
         "Ragnar: ♠ spades", "Ragnar: ♥ hearts", "Ragnar: ♦ diamonds", "Ragnar: ♣ clubs",
+        "Ragnar: ♠ alone", "Ragnar: ♥ alone", "Ragnar: ♦ alone", "Ragnar: ♣ alone",
         "Ragnar passes", HELP]
-    setup(referee, "PREV PREV OK")  # the cursor wraps to the last: help, then Ragnar passes
+    assert referee.view().cursor == 1  # amid the suits
+    setup(referee, "PREV PREV PREV OK")  # the cursor wraps to the last: help, then the pass
     assert journal_lines(referee)[-2:] == ["upcard H", "pass N"]
     assert [c.label for c in referee.view().choices] == ["Sigríður", HELP]  # whose turn it is
     setup(referee, "OK")
-    assert [c.label for c in referee.view().choices] == ["Sigríður: ♥ hearts",
-                                                         "Sigríður passes", HELP]
-    setup(referee, "OK")
-    assert [c.label for c in referee.view().choices] == ["Sigríður ♥ with partner",
-                                                         "Sigríður ♥ alone", HELP]
-    setup(referee, "NEXT OK NEXT OK")  # alone; Ragnar leads, Sigríður wins the first trick
-    assert referee.view().cursor == 1  # on Sigríður, who leads the second
-    setup(referee, "OK")
-    assert journal_lines(referee)[-3:] == ["order E alone", "trick E", "trick E"]
-    assert [c.label for c in referee.view().choices] == [  # Anna sits out: never offered
+    assert [c.label for c in referee.view().choices] == [
+        "Sigríður: ♥ hearts", "Sigríður: ♥ alone", "Sigríður passes", HELP]
+    setup(referee, "NEXT OK")  # the call: alone
+    assert journal_lines(referee)[-1] == "order E alone"
+    # Anna sits out: never offered; the cursor on the maker, the likeliest winner.
+    view = referee.view()
+    assert [c.label for c in view.choices] == [
         "Ragnar won", "Sigríður won", "South won", "Claim: makers took…", "Renege…", HELP]
+    assert view.cursor == 1
+    setup(referee, "OK OK")
+    assert journal_lines(referee)[-3:] == ["order E alone", "trick E", "trick E"]
     assert all(c.key == "" for c in referee.view().choices)  # no buttons this layout lacks
     setup(referee, "NEXT NEXT OK")  # the claim menu: makers have 2, 3 to play
     assert [c.label for c in referee.view().choices] == [

@@ -369,13 +369,18 @@ def test_cursor_starts_on_whose_turn_and_the_leader(table: Any) -> None:
     view = referee.view()
     assert view.choices[view.cursor].label == "Ragnar"  # left of the dealer bids first
     assert view.ok_hint == "OK: Ragnar bids"
-    t.taps("OK OK OK")  # Ragnar, spades, with partner: three presses
+    t.taps("OK PREV OK")  # Ragnar; spades with partner is the call: three presses
     assert journal_lines(referee)[-1] == "make N S"
     view = referee.view()
-    assert view.choices[view.cursor].label == "Ragnar won"  # Ragnar leads: left of Anna
-    t.taps("NEXT OK")  # Sigríður wins: she leads the next trick
+    assert view.choices[view.cursor].label == "Ragnar won"  # the maker leads: left of Anna
+    assert [c.label for c in view.choices[:4]] == [  # one press away: partner, a defender
+        "South won", "Ragnar won", "Sigríður won", "Anna won"]
+    t.taps("NEXT OK")  # Sigríður wins and leads: the maker is still the likeliest
     view = referee.view()
-    assert view.choices[view.cursor].label == "Sigríður won"
+    assert view.choices[view.cursor].label == "Ragnar won"
+    t.taps("PREV OK")  # South wins and leads: the makers lead, so South is the likeliest
+    view = referee.view()
+    assert view.choices[view.cursor].label == "South won"
     assert all(choice.key == "" for choice in view.choices)
     assert "Tap" not in view.prompt
 

@@ -147,19 +147,19 @@ SEATS_JOURNAL: list[str] = [
     "make S S alone", "trick S", "trick W", "trick S", "trick S", "trick E",
 ]
 
-# A whole game in the cursor layout, dealer W, to NS 10-5, as the labels chosen.
+# A whole game in the cursor layout, dealer W, to NS 10-5, as the labels chosen
+# (a suit is the call: "X: ♠ spades" with partner, "X: ♠ alone").
 CURSOR_GAME: list[str] = [
     "Anna deals",
-    "Upcard ♥", "Ragnar", "Ragnar passes", "Sigríður", "Sigríður: ♥ hearts",
-    "Sigríður ♥ alone", *["Sigríður won"] * 5,
-    "South", "South: ♠ spades", "South ♠ with partner", "South won",
+    "Upcard ♥", "Ragnar", "Ragnar passes", "Sigríður", "Sigríður: ♥ alone", *["Sigríður won"] * 5,
+    "South", "South: ♠ spades", "South won",
     "Claim: makers took…", "Makers took 5",
     "Upcard ♣", "South", "South passes", "Anna", "Anna passes", "Ragnar", "Ragnar: ♣ clubs",
-    "Ragnar ♣ with partner", "Anna won", "Renege…", "Sigríður reneged",
-    "Anna", "Anna: ♦ diamonds", "Anna ♦ alone", "Anna won", "Anna won", "Anna won",
+    "Anna won", "Renege…", "Sigríður reneged",
+    "Anna", "Anna: ♦ alone", "Anna won", "Anna won", "Anna won",
     "Ragnar won", "Anna won",
-    "Ragnar", "Ragnar: ♥ hearts", "Ragnar ♥ alone", *["Ragnar won"] * 5,
-    "Sigríður", "Sigríður: ♠ spades", "Sigríður ♠ with partner", "Ragnar won", "South won",
+    "Ragnar", "Ragnar: ♥ alone", *["Ragnar won"] * 5,
+    "Sigríður", "Sigríður: ♠ spades", "Ragnar won", "South won",
     "Ragnar won", "Claim: makers took…", "Makers took 0",
 ]
 
