@@ -580,15 +580,18 @@ class Referee:
         ok_hint = self._ok_hint(step, browsing)
         if game.phase is Phase.GAME_OVER and game.winner is not None and not step.menu:
             winner = game.winner
+            title = f"{winner} win {game.score[winner]}-{game.score[winner.other]}"
+            if layout == "cursor":  # the choices are the way on: listed, under the title
+                return View(kind="menu", title=title,
+                            choices=tuple(Choice(o.label) for o in step.options),
+                            cursor=self._cursor_index(step), ok_hint=ok_hint, **base)
             names = " & ".join(game.name(seat) for seat in SEATS if seat.team is winner)
             lines: tuple[str, ...] = (names,)
             if game.results:
                 lines += ("Last hand: " + result_line(game, game.results[-1]),)
             lines += (step.question, ok_hint)
             return View(
-                kind="winner",
-                title=f"{winner} win {game.score[winner]}-{game.score[winner.other]}",
-                lines=lines, ok_hint=ok_hint,
+                kind="winner", title=title, lines=lines, ok_hint=ok_hint,
                 **base,
             )
         if self._showing_result(now) and self.result is not None:

@@ -306,6 +306,8 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         options = [Option(name, Action("name", value=name), MENU_KEYS[index])
                    for index, name in enumerate(names[:len(MENU_KEYS)])]
         back = Action("mode", value="setup-names")
+        if layout == "cursor":  # (the seats layout's OK does it)
+            options.append(Option(f"Keep {setup.names[seat]}", back))
         return Step("setup-name", f"{seat}: who sits here?", tuple(options), ok=back,
                     menu=True, ok_words=f"keep {setup.names[seat]}",
                     instead=_pick(layout, "tap the button by a name; " + done, done),
@@ -465,10 +467,13 @@ def _trick_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     likeliest = likeliest_winner(game)
     makers = [seat for seat in clockwise(likeliest) if seat in winners
               and seat.team is likeliest.team]
-    defenders = [seat for seat in clockwise(likeliest) if seat in winners
+    defenders = [seat for seat in clockwise(hand.leader) if seat in winners
                  and seat.team is not likeliest.team]
+    if defenders and defenders[0] is not hand.leader:  # the makers lead: the last to play
+        defenders.reverse()
     # The cursor starts on the likeliest; one press away: the other maker (or,
-    # alone, the defender on the maker's right) and the next defender.
+    # alone, a defender) and the likelier defender: the one who leads, else the
+    # one who plays last (measured by bench/presses.py).
     if len(makers) == 2:
         order = [makers[1], likeliest, *defenders]
     else:

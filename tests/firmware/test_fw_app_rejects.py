@@ -226,8 +226,8 @@ def test_cursor_layout_offers_only_legal_choices(tmp_path: Path) -> None:
     assert journal_lines(referee)[-1] == "order E alone"
     # Anna sits out: never offered; the cursor on the maker, the likeliest winner.
     view = referee.view()
-    assert [c.label for c in view.choices] == [
-        "Ragnar won", "Sigríður won", "South won", "Claim: makers took…", "Renege…", HELP]
+    assert [c.label for c in view.choices] == [  # the leader, Ragnar, one press away
+        "South won", "Sigríður won", "Ragnar won", "Claim: makers took…", "Renege…", HELP]
     assert view.cursor == 1
     setup(referee, "OK OK")
     assert journal_lines(referee)[-3:] == ["order E alone", "trick E", "trick E"]

@@ -373,9 +373,9 @@ def test_cursor_starts_on_whose_turn_and_the_leader(table: Any) -> None:
     assert journal_lines(referee)[-1] == "make N S"
     view = referee.view()
     assert view.choices[view.cursor].label == "Ragnar won"  # the maker leads: left of Anna
-    assert [c.label for c in view.choices[:4]] == [  # one press away: partner, a defender
-        "South won", "Ragnar won", "Sigríður won", "Anna won"]
-    t.taps("NEXT OK")  # Sigríður wins and leads: the maker is still the likeliest
+    assert [c.label for c in view.choices[:4]] == [  # one press away: partner, the last
+        "South won", "Ragnar won", "Anna won", "Sigríður won"]  # to play
+    t.taps("NEXT OK")  # Anna wins and leads: the maker is still the likeliest
     view = referee.view()
     assert view.choices[view.cursor].label == "Ragnar won"
     t.taps("PREV OK")  # South wins and leads: the makers lead, so South is the likeliest
