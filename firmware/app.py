@@ -589,7 +589,7 @@ class Referee:
             lines: tuple[str, ...] = (names,)
             if game.results:
                 lines += ("Last hand: " + result_line(game, game.results[-1]),)
-            lines += (step.question, ok_hint)
+            lines += (ok_hint,)
             return View(
                 kind="winner", title=title, lines=lines, ok_hint=ok_hint,
                 **base,

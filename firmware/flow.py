@@ -9,11 +9,13 @@ that picks it directly.  Two layouts use the same steps:
 - ``cursor``: PREV, NEXT, OK, UNDO (or a rotary encoder for PREV/NEXT).
   PREV/NEXT move a cursor over the options; OK picks the one under it.  The
   cursor starts on the likeliest option (:attr:`Step.start`): the bidder
-  whose turn it is, the leader of the trick under way.
+  whose turn it is, the call amid the suits, the likeliest trick winner
+  (:func:`likeliest_winner`).
 
-Every step says what OK does now (:func:`ok_words`), in the layout's words
-(:mod:`firmware.buttons`), and what the table can do instead when a button
-does nothing (:func:`unused_words`).
+Every step says what OK does now (:attr:`Step.ok_words`) and, for a button
+that does nothing in it, what the table can do instead (:attr:`Step.instead`),
+in the layout's words: the cursor layout's never name a button it lacks.
+The bidding round is worked out in one place, :func:`bidding_round`.
 
 The flow holds only a half-made selection (maker seat, suit, alone, a menu):
 :class:`FlowState`, saved with the game so a reboot resumes it.  The rules
