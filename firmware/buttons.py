@@ -85,25 +85,25 @@ def hold_opens_help(layout: str, button: str) -> bool:
 
 
 def help_lines(layout: str) -> tuple[str, ...]:
-    """The help screen's lines for a layout (``seats`` or ``cursor``)."""
+    """The help screen's lines for a layout (``seats`` or ``cursor``): the
+    buttons, the long press that opens the help, and what OK does on it (the
+    first five are the ones a small screen shows without scrolling)."""
     if layout == "cursor":
         return (
             "PREV/NEXT: move",
-            "OK: what the screen says",
+            "OK: choose",
             "UNDO: back one step",
-            "Hold PREV or NEXT (or",
-            "the last choice): help",
-            "Here OK/NEXT: rules,",
-            "then the hands so far",
+            f"Hold {LABELS[PREV]} or {LABELS[NEXT]}: help",
+            "OK now: rules, hands",
+            "Help: the last choice",
         )
     suits = "".join(LABELS[button] for button in SUIT_BUTTONS)
     return (
         f"{' '.join(SEAT_BUTTONS)}: seats",
         f"{suits}: trump, upcard",
-        "ALONE: alone, renege",
-        "OK: what the screen says",
-        "UNDO: back one step",
+        f"{LABELS[ALONE]}: alone, renege",
+        f"{LABELS[UNDO]}: back one step",
+        "OK now: rules, hands",
         f"Hold {LABELS[ALONE]}: this help",
-        "Here OK: rules, then",
-        "the hands so far",
+        "OK: what the screen says",
     )
