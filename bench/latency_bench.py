@@ -73,8 +73,9 @@ class Table:
     def __init__(self, state_dir: Path, *, renderer: Any = None) -> None:
         from gpiozero.pins.mock import MockFactory
 
-        # Long result/message times: no frame appears by itself while we wait for one.
-        self.config = Config(state_dir=state_dir, result_s=3600.0, message_s=3600.0)
+        # No frame appears by itself while we wait for one: messages stay, and no
+        # result screen shows (so no press is taken to dismiss one).
+        self.config = Config(state_dir=state_dir, result_s=0.0, message_s=3600.0)
         self.factory = MockFactory()
         self.events: queue.Queue[Any] = queue.Queue()
         self.bank = ButtonBank(self.config.pins, self.events, bounce_time=self.config.bounce_s,
@@ -192,7 +193,7 @@ def starts(runs: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as fresh_root, tempfile.TemporaryDirectory() as resume:
         # A game in progress to resume: the whole game but its winning trick.
-        referee = Referee(Config(state_dir=Path(resume)), Store(Path(resume)),
+        referee = Referee(Config(state_dir=Path(resume), result_s=0.0), Store(Path(resume)),
                           renderer=lambda view: view)
         for name in SEATS_GAME[:-1]:
             referee.press(name)

@@ -13,10 +13,11 @@ import queue
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from drivers import HOLD, ButtonEvent, Indicators
 from euchre_core import (
+    DEFAULT_NAMES,
     SEATS,
     Game,
     IllegalEntry,
@@ -32,11 +33,41 @@ from euchre_core import (
 from euchre_core.events import Call, Entry, Make, NewGame, Order, Pass, Players, SetRules
 from euchre_core.game import HandResult
 
-from .buttons import help_lines, label
+from .buttons import (
+    HELP,
+    NEXT,
+    OK,
+    PAGES,
+    PREV,
+    STUCK_S,
+    UNDO,
+    help_lines,
+    hold_opens_help,
+    label,
+)
 from .config import Config
-from .flow import Action, FlowState, Step, bid_entry, build_step, direct_action
+from .flow import (
+    RULE_PROFILES,
+    Action,
+    FlowState,
+    Option,
+    Setup,
+    Step,
+    bid_entry,
+    bidding_words,
+    build_step,
+    direct_action,
+)
 from .store import JournalError, Store
-from .summary import describe_result
+from .summary import (
+    describe_result,
+    hands_lines,
+    last_hand_text,
+    play_on_reason,
+    result_line,
+    rules_lines,
+    undo_words,
+)
 from .view import Choice, View
 
 if TYPE_CHECKING:
@@ -56,6 +87,17 @@ Job = Callable[["Referee"], Any]
 
 Inbox = queue.Queue[ButtonEvent | Job]
 """The main loop's queue: button events (gpiozero's threads) and jobs."""
+
+BROWSE_S: Final = 5.0
+"""Seats layout: the choice strip PREV/NEXT opened closes after this long (s)."""
+
+KEPT_NAMES: Final = 12
+"""How many player names the set-up menu offers at most."""
+
+KEPT_GAMES: Final = 20
+"""How many of the latest stored games the set-up menu takes names from."""
+
+_PAGE_TITLES: Final = {"help": "Help", "rules": "House rules", "hands": "Hands so far"}
 
 
 def _default_renderer(view: View) -> Image.Image:
@@ -78,7 +120,11 @@ class Referee:
         renderer: Renderer | None = None,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        is_pressed: Callable[[str], bool] | None = None,
     ) -> None:
+        """``is_pressed(name)`` says whether a button is down right now (the
+        ButtonBank's); with it, a button still down :data:`STUCK_S` seconds
+        after its long press is reported as stuck."""
         self.config = config
         self.store = store
         self.display = display
@@ -89,12 +135,23 @@ class Referee:
         self.message: str | None = None
         self.message_is_error = True
         self.message_until = 0.0
+        self.is_pressed = is_pressed
         self.result: HandResult | None = None
         self.result_until = 0.0
-        self.show_help = False
-        self.browsing = False
+        """The result screen shows until then, or until a press dismisses it."""
+        self.page: str | None = None
+        """A page over the table (one of :data:`PAGES`), or None."""
+        self.browse_until = 0.0
         """Seats layout: PREV/NEXT pressed, so the screen shows the choice under
-        the cursor and OK picks it, until any other button (or OK) is pressed."""
+        the cursor and OK picks it, until any other button is pressed or
+        :data:`BROWSE_S` seconds pass."""
+        self.undone = ""
+        """What the last undo took back, in words (the screen and the link say it)."""
+        self._tap: tuple[str, FlowState, int] | None = None
+        """The last tap: its button, and the flow state and entry count before
+        it (so the long press it turns into can take it back)."""
+        self._held: tuple[str, float] | None = None
+        """A long-pressed button and when its long press came (stuck check)."""
         self.notice: tuple[str, tuple[str, ...]] | None = None
         self.flags: tuple[str, ...] = ()
         self.frames = 0
@@ -183,6 +240,22 @@ class Referee:
         self.config = dataclasses.replace(self.config, names=merged)
         return line
 
+    def kept_names(self) -> tuple[str, ...]:
+        """Names the box has kept, for the set-up menu: the next game's, then
+        those of the latest stored games (their ``players`` lines), then the
+        default names; at most :data:`KEPT_NAMES`."""
+        names = [*self.config.names.values()]
+        for info in reversed(self.store.games()[-KEPT_GAMES:]):
+            for line in self.store.lines(info.id)[:2]:  # its set-up lines
+                try:
+                    event = parse_event(line) if line.startswith("players ") else None
+                except LogSyntaxError:
+                    continue
+                if isinstance(event, Players):
+                    names += [name for _, name in event.names]
+        names += DEFAULT_NAMES.values()
+        return tuple(dict.fromkeys(names))[:KEPT_NAMES]
+
     def set_next_rules(self, rules: Rules) -> None:
         """House rules for the stored games to come; kept in the journal
         before it returns."""
@@ -255,68 +328,137 @@ class Referee:
         self.game = result.game
         self.base_entries = len(lines)
         self.state = FlowState(entries=len(self.game.entries))
+        self.result = None  # the last game's last hand is not this game's
 
     # --- input ---------------------------------------------------------------
 
     def step(self) -> Step:
-        return build_step(self.game, self.state)
+        setup = None
+        if self.state.mode.startswith("setup"):
+            setup = Setup(dict(self.config.names), self.config.rules, self.kept_names())
+        return build_step(self.game, self.state, self.config.layout, setup)
 
     def handle(self, event: ButtonEvent | Job) -> None:
         """One item from the main loop's queue: a button event, or a job."""
         if isinstance(event, ButtonEvent):
             if event.kind == HOLD:
-                self._say(f"{label(event.name)} is held down: is the button stuck?", error=True)
+                self._long_press(event.name)
             else:
                 self.press(event.name)
         else:
             event(self)
 
+    def _long_press(self, button: str) -> None:
+        """A long press: of the layout's help button it takes back the tap that
+        began it and opens the help pages; of any other, it is reported."""
+        tap = self._tap
+        if hold_opens_help(self.config.layout, button) and tap is not None and tap[0] == button:
+            if tap[2] == len(self.game.entries):  # the tap entered nothing: take it back
+                self.state = tap[1]
+                self._save_flow()
+            self._tap = None
+            self.message = None
+            self.browse_until = 0.0
+            self.page = PAGES[0]
+            self._held = (button, self.clock())
+            return
+        self._say(f"{label(button)} is held down: is the button stuck?", error=True)
+
+    def tick(self) -> None:
+        """Time-driven checks, once per pass of the main loop: a button still
+        down :data:`STUCK_S` seconds after its long press is reported."""
+        held = self._held
+        if held is None or self.clock() < held[1] + STUCK_S:
+            return
+        self._held = None
+        if self.is_pressed is not None and self.is_pressed(held[0]):
+            self.page = None
+            self._say(f"{label(held[0])} is held down: is the button stuck?", error=True)
+
     def press(self, button: str) -> None:
         """What pressing ``button`` does now (one tap, already debounced)."""
         now = self.clock()
+        self._tap = (button, dataclasses.replace(self.state), len(self.game.entries))
+        if self._held is not None and self._held[0] == button:
+            self._held = None  # pressed again: it was let go
         if self.notice is not None:
             self.notice = None  # any button dismisses a notice
             return
-        if button == "HELP":
-            self.show_help = not self.show_help
+        if self._showing_result(now):
+            self.result_until = 0.0  # the press after a hand's end only dismisses its result
+            self.message = None
             return
-        self.show_help = False
-        browsing, self.browsing = self.browsing, False
-        if self.result is not None and now < self.result_until:
-            self.result_until = 0.0  # a press skips the result screen and acts
+        if button == HELP:
+            self.page = None if self.page is not None else PAGES[0]
+            return
+        if self.page is not None:
+            self._turn_page(button)
+            return
+        browsing = now < self.browse_until
+        self.browse_until = 0.0
         self.message = None
-        if button == "UNDO":
+        if button == UNDO:
             self._undo()
             return
         step = self.step()
-        moving = button in ("PREV", "NEXT")
-        if moving and not browsing and self.config.layout != "cursor" and step.options:
-            self.browsing = True  # the first arrow shows the choices, the cursor on the first
-            self.state.cursor = 0
+        moving = button in (PREV, NEXT)
+        cursor_layout = self.config.layout == "cursor"
+        if moving and not browsing and not cursor_layout and step.options:
+            self.browse_until = now + BROWSE_S  # the first arrow shows the choices
+            self.state.cursor = None  # on the likeliest
             return
-        if self.config.layout == "cursor" or moving or (button == "OK" and browsing):
+        if cursor_layout or moving or (button == OK and browsing):
             action = self._cursor(step, button)
         else:
             action = direct_action(self.game, self.state, step, button)
-        self.browsing = moving and bool(step.options) and self.config.layout != "cursor"
+        if moving and step.options and not cursor_layout:
+            self.browse_until = now + BROWSE_S
         if action is not None:
             self._act(action)
-        elif self.game.phase is Phase.GAME_OVER:
-            self._say(self.game.game_over_text() + ": start a new game or undo", error=True)
-        elif button not in ("PREV", "NEXT") or not step.options:
-            self._say(f"{label(button)}: not used here ({step.hint})",
-                      error=True)
+        elif not (moving and step.options):
+            self._say(f"{label(button)} does nothing {step.doing}: {step.instead}", error=True)
+        if self.message is not None and self.message_is_error and step.name in (
+                "maker", "trump", "confirm"):
+            self._clear_selection()
+
+    def _showing_result(self, now: float) -> bool:
+        """Whether the result screen of the hand just ended is up (after the
+        winning hand the winner screen is shown instead)."""
+        return self.result is not None and now < self.result_until and self.game.winner is None
+
+    def _turn_page(self, button: str) -> None:
+        """On a page: OK (or NEXT) shows the next one, PREV the one before,
+        any other button goes back to the table."""
+        index = PAGES.index(self.page) if self.page in PAGES else 0
+        if button in (OK, NEXT):
+            self.page = PAGES[index + 1] if index + 1 < len(PAGES) else None
+        elif button == PREV:
+            self.page = PAGES[index - 1] if index > 0 else None
+        else:
+            self.page = None
+
+    def _clear_selection(self) -> None:
+        """A refusal clears the half-made call (seat, suit, alone)."""
+        state = self.state
+        if state.seat is None and state.suit is None and not state.alone:
+            return
+        state.seat, state.suit, state.alone, state.cursor = None, None, False, None
+        self._save_flow()
+
+    def _cursor_index(self, step: Step) -> int:
+        chosen = step.start if self.state.cursor is None else self.state.cursor
+        return min(chosen, max(len(step.options) - 1, 0))
 
     def _cursor(self, step: Step, button: str) -> Action | None:
         count = len(step.options)
         if count == 0:
             return None
-        cursor = min(self.state.cursor, count - 1)
-        if button in ("NEXT", "PREV"):
-            self.state.cursor = (cursor + (1 if button == "NEXT" else -1)) % count
+        cursor = self._cursor_index(step)
+        if button in (NEXT, PREV):
+            self.state.cursor = (cursor + (1 if button == NEXT else -1)) % count
             self._save_flow()
             return None
-        if button == "OK":
+        if button == OK:
             return step.options[cursor].action
         return None
 
@@ -333,17 +475,44 @@ class Referee:
             if reason:
                 self._say(reason, error=True)
             else:
-                state.seat, state.suit, state.cursor = action.value, None, 0
+                state.seat, state.suit, state.cursor = action.value, None, None
                 self._save_flow()
         elif action.kind == "suit":
             self._pick_suit(action.value)
         elif action.kind == "alone":
             state.alone = not state.alone
-            state.cursor = 0
+            state.cursor = None
             self._save_flow()
         elif action.kind == "mode":
-            state.mode, state.cursor = action.value, 0
+            self.state = FlowState(mode=action.value)
             self._save_flow()
+        elif action.kind == "new-game":
+            self.state = FlowState(mode="new-game", seat=action.value or None)
+            self._save_flow()
+        elif action.kind == "page":
+            self.page = action.value
+        elif action.kind == "setup-seat":
+            self.state = FlowState(mode="setup-name", seat=action.value)
+            self._save_flow()
+        elif action.kind == "name":
+            assert state.seat is not None
+            self._choose_setup(Players(((Seat.from_str(state.seat), action.value),)), "setup-names")
+        elif action.kind == "rules":
+            self._choose_setup(SetRules(RULE_PROFILES[action.value]), "setup")
+
+    def _choose_setup(self, choice: Players | SetRules, back_to: str) -> None:
+        """A set-up menu choice: kept for the games to come, and entered in the
+        current game too while it has no first dealer yet."""
+        if isinstance(choice, Players):
+            self.set_next_names(dict(choice.names))
+            entry: Players | SetRules = Players.from_names(self.config.names)
+        else:
+            self.set_next_rules(choice.rules)
+            entry = choice
+        if self.game.phase is Phase.SETUP:
+            self.enter(entry)
+        self.state = FlowState(mode=back_to)
+        self._save_flow()
 
     def _seat_reason(self, seat: Seat) -> str | None:
         """Why ``seat`` cannot make or pass now (None if it can)."""
@@ -362,7 +531,7 @@ class Referee:
             return
         if reasons[0] is not None:
             self.state.alone = not self.state.alone
-        self.state.suit, self.state.cursor = value, 0
+        self.state.suit, self.state.cursor = value, None
         self._save_flow()
 
     def load_game(self, entries: Sequence[str]) -> int:
@@ -436,10 +605,13 @@ class Referee:
         except JournalError as error:
             return self._journal_failed(error)
         self._journal_works()
+        results, won = list(self.game.results), self.game.winner is not None
         removed = self.game.undo()
         self.state = fresh
         self.result = None
-        self._say(f"undone: {removed.line()}", error=False)
+        reopened = results[-1] if len(self.game.results) < len(results) else None
+        self.undone = undo_words(self.game, removed, reopened, won)
+        self._say(self.undone, error=False)
         self._notify("undo")
         return None
 
@@ -470,6 +642,7 @@ class Referee:
         now = self.clock()
         game = self.game
         hand = game.hand
+        layout = self.config.layout
         message = self.message if self.message and now < self.message_until else None
         base: dict[str, Any] = {
             "score_ns": game.score[Team.NS],
@@ -478,36 +651,60 @@ class Referee:
             "message": message,
             "message_is_error": self.message_is_error,
             "flags": self.flags,
+            "house_rules": game.rules != Rules(),
         }
         if self.notice is not None:
-            return View(kind="notice", title=self.notice[0], lines=self.notice[1], **base)
-        if self.show_help:
-            return View(kind="help", title="Keys", lines=help_lines(self.config.layout), **base)
-        if game.phase is Phase.GAME_OVER and game.winner is not None:
+            return View(kind="notice", title=self.notice[0], lines=self.notice[1],
+                        ok_hint="any button: back", **base)
+        if self.page is not None:
+            index = PAGES.index(self.page)
+            following = PAGES[index + 1] if index + 1 < len(PAGES) else None
+            ok_hint = "OK: back to the table" if following is None else (
+                f"OK: {_PAGE_TITLES[following].lower()}")
+            if self.page == "rules":
+                page_lines = rules_lines(game.rules)
+            elif self.page == "hands":
+                page_lines = hands_lines(game)
+            else:
+                page_lines = help_lines(layout)
+            return View(kind=self.page, title=_PAGE_TITLES[self.page],  # type: ignore[arg-type]
+                        lines=page_lines, ok_hint=ok_hint, **base)
+        step = self.step()
+        browsing = now < self.browse_until
+        ok_hint = self._ok_hint(step, browsing)
+        if game.phase is Phase.GAME_OVER and game.winner is not None and not step.menu:
             winner = game.winner
+            title = f"{winner} win {game.score[winner]}-{game.score[winner.other]}"
+            if layout == "cursor":  # the choices are the way on: listed, under the title
+                return View(kind="menu", title=title,
+                            choices=tuple(Choice(o.label) for o in step.options),
+                            cursor=self._cursor_index(step), ok_hint=ok_hint, **base)
             names = " & ".join(game.name(seat) for seat in SEATS if seat.team is winner)
-            step = self.step()
+            lines: tuple[str, ...] = (names,)
+            if game.results:
+                lines += ("Last hand: " + result_line(game, game.results[-1]),)
+            lines += (ok_hint,)
             return View(
-                kind="winner",
-                title=f"{winner} win {game.score[winner]}-{game.score[winner.other]}",
-                lines=(names, "New game: tap a seat", "or OK: random"),
+                kind="winner", title=title, lines=lines, ok_hint=ok_hint,
                 **base,
             )
-        if self.result is not None and now < self.result_until:
+        if self._showing_result(now) and self.result is not None:
+            lines = describe_result(game, self.result)
+            reason = play_on_reason(game)
             return View(kind="result", title=f"Hand {self.result.number}",
-                        lines=describe_result(game, self.result), **base)
-        step = self.step()
+                        lines=lines + (reason,) if reason else lines,
+                        ok_hint="any button: back to the table", **base)
+        choices: tuple[Choice, ...] = ()
+        if layout == "cursor" or browsing or step.menu:
+            choices = tuple(Choice(o.label, o.key if layout == "seats" else "")
+                            for o in step.options)
         if step.menu:
-            return View(kind="menu", title=step.question,
-                        choices=tuple(Choice(o.label, o.key) for o in step.options),
-                        cursor=min(self.state.cursor, max(len(step.options) - 1, 0)), **base)
+            return View(kind="menu", title=step.question, choices=choices,
+                        cursor=self._cursor_index(step), ok_hint=ok_hint, **base)
         in_game = game.phase is Phase.IN_GAME
         prompt = step.question
-        if step.name == "game":
+        if step.name == "game" and layout == "seats":
             prompt += " Tap a seat, or OK: random."
-        choices: tuple[Choice, ...] = ()
-        if (self.config.layout == "cursor" or self.browsing) and step.options:
-            choices = tuple(Choice(o.label, o.key) for o in step.options)
         selected = ""
         if self.state.seat is not None and hand.maker is None:
             selected = game.name(Seat.from_str(self.state.seat))
@@ -525,14 +722,33 @@ class Referee:
             tricks_ew=hand.tricks_of(Team.EW) if in_game else 0,
             prompt=prompt,
             choices=choices,
-            cursor=min(self.state.cursor, max(len(choices) - 1, 0)),
+            cursor=self._cursor_index(step) if choices else 0,
+            ok_hint=ok_hint,
+            bidding=bidding_words(game) if in_game else "",
+            last_hand=last_hand_text(game) if in_game else "",
+            lone_defender=game.name(hand.lone_defender)
+            if in_game and hand.lone_defender is not None else None,
             **base,
         )
 
+    def _ok_hint(self, step: Step, browsing: bool) -> str:
+        """What OK does now, in words (``OK: South passes``)."""
+        if self.config.layout == "cursor" or browsing:
+            if not step.options:
+                return f"OK does nothing {step.doing}"
+            return "OK: " + _option_words(step.options[self._cursor_index(step)])
+        if step.ok is None:
+            return f"OK does nothing {step.doing}"
+        return f"OK: {step.ok_words}"
+
     def next_deadline(self) -> float | None:
-        """When the view will change by itself (a message or result expiring)."""
+        """When the view will change by itself (a message, a result, the choice
+        strip expiring; a long-pressed button due for its stuck check)."""
         now = self.clock()
-        deadlines = [t for t in (self.message_until, self.result_until) if t > now]
+        times = [self.message_until, self.result_until, self.browse_until]
+        if self._held is not None and self.is_pressed is not None:
+            times.append(self._held[1] + STUCK_S)
+        deadlines = [t for t in times if t > now]
         return min(deadlines) if deadlines else None
 
     def refresh(self) -> bool:
@@ -579,6 +795,14 @@ class Referee:
                 except IllegalEntry as error:  # pragma: no cover - enter() checks first
                     self._say(str(error), error=True)
             self.retry_journal()
+            self.tick()
             self.refresh()
             if on_loop is not None:
                 on_loop()
+
+
+def _option_words(option: Option) -> str:
+    """A cursor option as what OK does with it (``Ragnar bids``, ``Anna won``)."""
+    if option.action.kind == "seat":
+        return f"{option.label} bids"
+    return option.label

@@ -10,9 +10,13 @@ speak only these names.  Suit symbols and words come from
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal
 
 from euchre_core import Seat, Suit
+
+Layout = Literal["seats", "cursor"]
+"""``seats``: a button per seat and per suit; ``cursor``: PREV, NEXT, OK, UNDO
+(or a rotary encoder for PREV/NEXT)."""
 
 SEAT_BUTTONS: Final = ("N", "E", "S", "W")
 """One button per seat: the first dealer, the maker, a trick's winner."""
@@ -29,7 +33,8 @@ OK: Final = "OK"
 PREV: Final = "PREV"
 NEXT: Final = "NEXT"
 HELP: Final = "HELP"
-"""Shows the help screen (the emulator's ``?``; no pin in the default map)."""
+"""Shows the help pages (the emulator's ``?``; no pin in the default map: on the
+box a long press opens them, :data:`HOLD_OPENS_HELP`)."""
 
 BUTTONS: Final = (*SEAT_BUTTONS, *SUIT_BUTTONS, ALONE, UNDO, OK, PREV, NEXT)
 """Every button a pin can be bound to (``PREV``/``NEXT`` move the cursor)."""
@@ -58,15 +63,47 @@ def label(button: str) -> str:
     return LABELS.get(button, button)
 
 
+PAGES: Final = ("help", "rules", "hands")
+"""The pages over the table, in the order OK (or NEXT) steps through them: the
+help, the house rules in force, the hands so far."""
+
+HOLD_OPENS_HELP: Final[dict[str, tuple[str, ...]]] = {
+    "seats": (ALONE,),
+    "cursor": (PREV, NEXT),
+}
+"""Per layout, the buttons whose long press opens the help pages.  Their tap
+never enters anything (ALONE toggles alone or opens the renege menu; PREV/NEXT
+move the cursor), so the tap that starts a long press is taken back."""
+
+STUCK_S: Final = 10.0
+"""A button still down this long after its long press is reported as stuck (s)."""
+
+
+def hold_opens_help(layout: str, button: str) -> bool:
+    """Whether a long press of ``button`` opens the help pages in ``layout``."""
+    return button in HOLD_OPENS_HELP.get(layout, ())
+
+
 def help_lines(layout: str) -> tuple[str, ...]:
-    """The help screen's lines for a layout (``seats`` or ``cursor``)."""
+    """The help screen's lines for a layout (``seats`` or ``cursor``): the
+    buttons, the long press that opens the help, and what OK does on it (the
+    first five are the ones a small screen shows without scrolling)."""
     if layout == "cursor":
-        return ("PREV/NEXT: move", "OK: choose", "UNDO: back one step", "hold a key: reported")
+        return (
+            "PREV/NEXT: move",
+            "OK: choose",
+            "UNDO: back one step",
+            f"Hold {LABELS[PREV]} or {LABELS[NEXT]}: help",
+            "OK now: rules, hands",
+            "Help: the last choice",
+        )
     suits = "".join(LABELS[button] for button in SUIT_BUTTONS)
     return (
         f"{' '.join(SEAT_BUTTONS)}: seats",
         f"{suits}: trump, upcard",
-        "ALONE: alone, renege",
-        "OK: confirm, claim",
-        "UNDO: back one step",
+        f"{LABELS[ALONE]}: alone, renege",
+        f"{LABELS[UNDO]}: back one step",
+        "OK now: rules, hands",
+        f"Hold {LABELS[ALONE]}: this help",
+        "OK: what the screen says",
     )

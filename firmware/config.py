@@ -14,11 +14,9 @@ from typing import Any, Final, Literal
 from drivers.display import CONTROLLERS
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
-from .buttons import BUTTONS, SEAT_BUTTONS
+from .buttons import BUTTONS, SEAT_BUTTONS, Layout
 from .fonts import screen_name_problem
 from .link.protocol import DEFAULT_BAUDRATE
-
-Layout = Literal["seats", "cursor"]
 
 DEFAULT_PINS: dict[str, int] = {
     "N": 5, "E": 6, "S": 13, "W": 19,
@@ -62,7 +60,8 @@ class Config:
     encoder: tuple[int, int] | None = None
     """BCM pins A, B of a rotary encoder standing in for PREV/NEXT."""
     bounce_s: float = 0.02
-    hold_s: float = 3.0
+    hold_s: float = 1.0
+    """A press this long is a long press (seconds): it opens the help pages."""
     display: DisplayConfig = field(default_factory=DisplayConfig)
     buzzer_pin: int | None = None
     status_led_pin: int | None = None

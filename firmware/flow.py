@@ -7,7 +7,15 @@ that picks it directly.  Two layouts use the same steps:
 - ``seats`` (the default): a button per seat and per suit, ALONE, UNDO, OK.
   A button picks the option bound to it; OK picks the step's ``ok`` option.
 - ``cursor``: PREV, NEXT, OK, UNDO (or a rotary encoder for PREV/NEXT).
-  PREV/NEXT move a cursor over the options; OK picks the one under it.
+  PREV/NEXT move a cursor over the options; OK picks the one under it.  The
+  cursor starts on the likeliest option (:attr:`Step.start`): the bidder
+  whose turn it is, the call amid the suits, the likeliest trick winner
+  (:func:`likeliest_winner`).
+
+Every step says what OK does now (:attr:`Step.ok_words`) and, for a button
+that does nothing in it, what the table can do instead (:attr:`Step.instead`),
+in the layout's words: the cursor layout's never name a button it lacks.
+The bidding round is worked out in one place, :func:`bidding_round`.
 
 The flow holds only a half-made selection (maker seat, suit, alone, a menu):
 :class:`FlowState`, saved with the game so a reboot resumes it.  The rules
@@ -17,11 +25,12 @@ offered, and a direct button the engine refuses gets the engine's reason.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
-from euchre_core import SEATS, Game, Seat, Suit
+from euchre_core import SEATS, Game, Rules, Seat, Suit
 from euchre_core.events import (
     Call,
     Defend,
@@ -36,14 +45,22 @@ from euchre_core.events import (
     Upcard,
 )
 
-from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, seat_of
+from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, Layout, seat_of
 
-ActionKind = Literal["entry", "seat", "suit", "alone", "mode", "random", "confirm", "none"]
+ActionKind = Literal[
+    "entry", "seat", "suit", "alone", "mode", "random", "confirm", "new-game", "page",
+    "setup-seat", "name", "rules", "none",
+]
 
 
 @dataclass(frozen=True)
 class Action:
-    """What picking an option does."""
+    """What picking an option does.
+
+    ``new-game`` (after a win) holds the dealer picked, ``value`` a seat or ""
+    for a random one, until OK confirms; ``page`` opens a page (``help``,
+    ``rules``, ``hands``); ``setup-seat``, ``name`` and ``rules`` are the set-up
+    menu's (a seat whose name to choose, a kept name, a rules profile)."""
 
     kind: ActionKind
     entry: Entry | None = None
@@ -61,16 +78,67 @@ class Option:
 @dataclass(frozen=True)
 class Step:
     name: str
-    """``game``, ``maker``, ``trump``, ``confirm``, ``defend``, ``trick``,
-    ``claim``, ``renege`` or ``cards``."""
+    """``game``, ``new-game``, ``maker``, ``trump``, ``confirm``, ``defend``,
+    ``trick``, ``claim``, ``renege``, ``cards``, or the set-up menu's ``setup``,
+    ``setup-names``, ``setup-name``, ``setup-rules``."""
     question: str
     options: tuple[Option, ...]
     ok: Action | None = None
     """What OK does in the seats layout (None: OK does nothing here)."""
     menu: bool = False
     """Draw the options as a list (a menu) rather than over the table."""
-    hint: str = ""
-    """The keys to press, for the seats layout."""
+    ok_words: str = ""
+    """What ``ok`` does, in words ("South passes"); "" when ``ok`` is None."""
+    instead: str = ""
+    """What the table can do at this step, in the layout's words ("tap the
+    winner's seat, OK to claim the rest, ALONE for a renege")."""
+    doing: str = ""
+    """The step, as said of a button that does nothing in it ("while the
+    tricks are entered")."""
+    start: int = 0
+    """The likeliest option: where the cursor starts."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the set-up menu offers and shows: the next game's names and rules,
+    and the names the box has kept."""
+
+    names: dict[Seat, str]
+    rules: Rules
+    kept_names: tuple[str, ...] = ()
+
+
+RULE_PROFILES: dict[str, Rules] = {
+    "Standard": Rules(),
+    "Short game: to 5": Rules(target=5),
+    "To 7": Rules(target=7),
+    "To 11": Rules(target=11),
+    "Win by two": Rules(win_by_two=True),
+    "Dealer not stuck": Rules(stick_the_dealer=False),
+    "Defend alone": Rules(defend_alone=True),
+    "Canadian loner": Rules(canadian_loner=True),
+}
+"""The house-rules profiles the set-up menu offers (SPEC's table of variants;
+any other mix comes from the config file or the serial link)."""
+
+MODES: Final = ("", "claim", "renege", "no-defend", "new-game", "setup", "setup-names",
+                "setup-name", "setup-rules")
+"""FlowState.mode values: a menu open, a choice the table made, a pending new game."""
+
+
+HELP_OPTION: Final = "Help, rules, hands…"
+"""The cursor layout's last option at every step: the help pages."""
+SETUP_OPTION: Final = "Set up players, rules…"
+"""The game step's option that opens the set-up menu."""
+
+
+def profile_name(rules: Rules) -> str:
+    """The profile's name, or ``Custom`` for a mix set elsewhere."""
+    for name, profile in RULE_PROFILES.items():
+        if profile == rules:
+            return name
+    return "Custom"
 
 
 @dataclass
@@ -81,8 +149,11 @@ class FlowState:
     suit: str | None = None
     alone: bool = False
     mode: str = ""
-    """``claim``, ``renege`` or ``no-defend`` (the table declined to defend alone)."""
-    cursor: int = 0
+    """One of :data:`MODES`: ``claim``, ``renege`` or ``no-defend`` (the table
+    declined to defend alone); ``new-game`` (after a win, a new game waits for
+    OK; ``seat`` its dealer, None for random); the set-up menu's pages."""
+    cursor: int | None = None
+    """The cursor's option; None: not moved, on the step's likeliest option."""
     entries: int = field(default=-1)
     """``len(game.entries)`` when this state was made; stale state is dropped."""
 
@@ -101,8 +172,8 @@ class FlowState:
             state.seat in (None, "N", "E", "S", "W")
             and state.suit in (None, "S", "H", "D", "C")
             and isinstance(state.alone, bool)
-            and state.mode in ("", "claim", "renege", "no-defend")
-            and type(state.cursor) is int and state.cursor >= 0
+            and state.mode in MODES
+            and (state.cursor is None or type(state.cursor) is int and state.cursor >= 0)
             and type(state.entries) is int
         )
         return state if valid else cls()
@@ -116,45 +187,161 @@ def _seat(text: str | None) -> Seat | None:
     return None if text is None else Seat.from_str(text)
 
 
-def build_step(game: Game, state: FlowState) -> Step:
-    """The question and options for the game's current state."""
+def bidding_round(game: Game) -> int:
+    """The bidding round under way, from the passes entered: 1, or 2 once all
+    four passed (the one place the firmware works it out)."""
+    return 1 if game.hand.passes < 4 else 2
+
+
+def bidding_words(game: Game) -> str:
+    """The bidding as it stands, when the table enters it: ``Round 2 · ♥ turned
+    down · passed: Anna, Ragnar`` ("" before any upcard or pass)."""
+    hand = game.hand
+    if game.expected_kind != "bid" or (hand.upcard_suit is None and not hand.passes):
+        return ""
+    number = bidding_round(game)
+    parts = [f"Round {number}"]
+    if hand.upcard_suit is not None:
+        symbol = hand.upcard_suit.symbol
+        parts.append(f"{symbol} turned down" if number == 2 else f"{symbol} up")
+    passed, seat = [], hand.dealer.left
+    for _ in range(hand.passes - (4 if number == 2 else 0)):
+        passed.append(game.name(seat))
+        seat = seat.left
+    if passed:
+        parts.append("passed: " + ", ".join(passed))
+    return " · ".join(parts)
+
+
+def _pick(layout: Layout, seats: str, cursor: str) -> str:
+    return cursor if layout == "cursor" else seats
+
+
+def build_step(game: Game, state: FlowState, layout: Layout = "seats",
+               setup: Setup | None = None) -> Step:
+    """The question and options for the game's current state (in ``layout``'s
+    words; the cursor layout adds a last option that opens the help pages)."""
+    step = _build_step(game, state, layout, setup)
+    if layout == "cursor" and step.options:
+        help_option = Option(HELP_OPTION, Action("page", value="help"))
+        step = dataclasses.replace(step, options=(*step.options, help_option))
+    return step
+
+
+def _build_step(game: Game, state: FlowState, layout: Layout, setup: Setup | None) -> Step:
     kind = game.expected_kind
+    if state.mode.startswith("setup") and kind == "game" and setup is not None:
+        return _setup_step(state, layout, setup)
     legal = game.legal_entries()
     if kind == "game":
-        return _game_step(game)
+        return _game_step(game, state, layout)
     if kind == "bid":
-        return _bid_step(game, state, legal)
+        return _bid_step(game, state, legal, layout)
     if kind == "trick":
         defend = [entry for entry in legal if isinstance(entry, Defend)]
-        if defend and state.mode != "no-defend":
-            return _defend_step(game, defend)
+        if defend and not state.mode:  # any mode chosen (no-defend, claim...) declined it
+            return _defend_step(game, defend, layout)
         if state.mode == "claim":
-            return _claim_step(legal)
+            return _claim_step(legal, layout)
         if state.mode == "renege":
-            return _renege_step(game, legal)
-        return _trick_step(game, legal)
+            return _renege_step(game, legal, layout)
+        return _trick_step(game, legal, layout)
     # Card-level hands (a deal, plays) come from the serial link or a loaded log.
     return Step("cards", f"Card play: {game.expected}, over the serial link", (),
-                hint="UNDO steps back")
+                instead="enter the cards over the serial link, or UNDO to step back",
+                doing="while the cards are entered over the serial link")
 
 
-def _game_step(game: Game) -> Step:
-    options = [Option("Random dealer", Action("random"), "OK")]
-    options += [
-        Option(f"{game.name(seat)} deals", Action("entry", NewGame(seat)), str(seat))
-        for seat in SEATS
+def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
+    setup = Option(SETUP_OPTION, Action("mode", value="setup"), "ALONE")
+    if game.winner is None:
+        options = [Option("Random dealer", Action("random"), "OK")]
+        options += [
+            Option(f"{game.name(seat)} deals", Action("entry", NewGame(seat)), str(seat))
+            for seat in SEATS
+        ]
+        return Step(
+            "game", "New game: who deals first?", (*options, setup), ok=Action("random"),
+            ok_words="a random first dealer",
+            instead=_pick(layout, "tap the first dealer's seat, OK for a random one, "
+                          "ALONE to set up players and rules",
+                          "choose the first dealer, or set up players and rules"),
+            doing="before the first deal")
+    if state.mode != "new-game":
+        options = [Option("New game: random dealer", Action("new-game"), "OK")]
+        options += [Option(f"New game: {game.name(seat)} deals",
+                           Action("new-game", value=str(seat)), str(seat)) for seat in SEATS]
+        return Step(
+            "game", "New game: who deals first?", (*options, setup), ok=Action("new-game"),
+            ok_words="a new game (OK again to start it)",
+            instead=_pick(layout, "tap the next dealer's seat or OK for a new game, "
+                          "UNDO to take back the last entry",
+                          "choose a new game, or UNDO to take back the last entry"),
+            doing="after the win")
+    dealer = _seat(state.seat)
+    if dealer is None:
+        start, words = Action("random"), "new game, random dealer"
+    else:
+        start, words = Action("entry", NewGame(dealer)), f"new game, {game.name(dealer)} deals"
+    options = [Option(words[0].upper() + words[1:], start, "OK"),
+               Option("Back to the last game", Action("mode", value=""), "UNDO")]
+    return Step(
+        "new-game", "Start a new game?", tuple(options), ok=start, ok_words=words,
+        instead=_pick(layout, "OK to start it, a seat to change the dealer, UNDO to go back",
+                      "choose to start it, or go back"),
+        doing="while a new game waits for OK")
+
+
+def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
+    done = _pick(layout, "OK when done, UNDO to go back", "choose, or Done")
+    if state.mode == "setup-names":
+        options = [Option(f"{seat}: {setup.names[seat]}", Action("setup-seat", value=str(seat)),
+                          str(seat)) for seat in SEATS]
+        options.append(Option("Done", Action("mode", value="setup"), "SPADES"))
+        return Step("setup-names", "Whose name?", tuple(options), ok=Action("mode", value="setup"),
+                    menu=True, ok_words="done with the names",
+                    instead=_pick(layout, "tap a seat to choose its player; " + done, done),
+                    doing="in the set-up menu")
+    if state.mode == "setup-name" and state.seat is not None:
+        seat = Seat.from_str(state.seat)
+        names = [name for name in setup.kept_names if name not in setup.names.values()]
+        options = [Option(name, Action("name", value=name), MENU_KEYS[index])
+                   for index, name in enumerate(names[:len(MENU_KEYS)])]
+        back = Action("mode", value="setup-names")
+        if layout == "cursor":  # (the seats layout's OK does it)
+            options.append(Option(f"Keep {setup.names[seat]}", back))
+        return Step("setup-name", f"{seat}: who sits here?", tuple(options), ok=back,
+                    menu=True, ok_words=f"keep {setup.names[seat]}",
+                    instead=_pick(layout, "tap the button by a name; " + done, done),
+                    doing="in the set-up menu")
+    if state.mode == "setup-rules":
+        options = [Option(name, Action("rules", value=name), MENU_KEYS[index])
+                   for index, name in enumerate(RULE_PROFILES)]
+        current = profile_name(setup.rules)
+        names = list(RULE_PROFILES)
+        return Step("setup-rules", "House rules", tuple(options), ok=Action("mode", value="setup"),
+                    menu=True, ok_words=f"keep {current}",
+                    instead=_pick(layout, "tap the button by a profile; " + done, done),
+                    doing="in the set-up menu",
+                    start=names.index(current) if current in names else 0)
+    players = ", ".join(setup.names[seat] for seat in SEATS)
+    options = [
+        Option(f"Players: {players}", Action("mode", value="setup-names"), "N"),
+        Option(f"Rules: {profile_name(setup.rules)}", Action("mode", value="setup-rules"), "E"),
+        Option("Done", Action("mode", value=""), "S"),
     ]
-    question = "New game: who deals first?"
-    return Step("game", question, tuple(options), ok=Action("random"),
-                hint="seat, or OK: random")
+    return Step("setup", "Set up the next game", tuple(options), ok=Action("mode", value=""),
+                menu=True, ok_words="done", doing="in the set-up menu",
+                instead=_pick(layout, "tap the button by players or rules; " + done, done))
 
 
-def _bid_step(game: Game, state: FlowState, legal: list[Entry]) -> Step:
+def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) -> Step:
     seat = _seat(state.seat)
+    hand = game.hand
     bids = [entry for entry in legal if isinstance(entry, (Order, Call, Make, Pass))]
     if seat is None:
         options = []
-        for candidate in SEATS:
+        for candidate in clockwise(hand.dealer):  # the cursor starts on the dealer's left
             if any(bid.seat is candidate for bid in bids):
                 options.append(
                     Option(game.name(candidate), Action("seat", value=str(candidate)),
@@ -166,34 +353,55 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry]) -> Step:
                     Option(f"Upcard {entry.suit.symbol}", Action("entry", entry),
                            BUTTON_BY_SUIT[entry.suit])
                 )
-        hand = game.hand
+        turn = hand.bid_turn
+        labels = [option.label for option in options]
+        start = labels.index(game.name(turn)) if game.name(turn) in labels else 0
         if hand.passes:
-            question = f"{game.name(hand.bid_turn)} to bid"
+            question = f"{game.name(turn)} to bid"
         else:
             question = "Who made trump?"
-        hint = "maker's seat" if hand.upcard_suit or hand.passes else "upcard suit, or maker"
-        return Step("maker", question, tuple(options), hint=hint)
+        upcard = "" if hand.upcard_suit or hand.passes else " or the upcard's suit"
+        ok = Action("entry", Pass(turn)) if Pass(turn) in legal else None
+        return Step(
+            "maker", question, tuple(options), ok=ok,
+            ok_words=f"{game.name(turn)} passes" if ok else "",
+            instead=_pick(layout, f"tap the maker's seat{upcard}",
+                          f"choose the maker{upcard}"),
+            doing="before the maker is picked", start=start)
     name = game.name(seat)
     if state.suit is None:
         suits: list[Suit] = []
         for entry in bids:
             if entry.seat is not seat or isinstance(entry, Pass):
                 continue
-            suit = entry.suit if isinstance(entry, (Call, Make)) else game.hand.upcard_suit
+            suit = entry.suit if isinstance(entry, (Call, Make)) else hand.upcard_suit
             if suit is not None and suit not in suits:
                 suits.append(suit)
-        options = [
-            Option(f"{name}: {suit.symbol} {suit.word}", Action("suit", value=suit.value),
-                   BUTTON_BY_SUIT[suit])
-            for suit in Suit if suit in suits
-        ]
-        if Pass(seat) in legal:
+        if layout == "cursor":  # a suit is the call: with partner, or alone
+            options = [
+                Option(f"{name}: {suit.symbol} {suit.word}" if not alone
+                       else f"{name}: {suit.symbol} alone", Action("confirm", entry))
+                for alone in (False, True) for suit in Suit if suit in suits
+                if game.check(entry := bid_entry(game, seat, suit, alone)) is None
+            ]
+        else:
+            options = [
+                Option(f"{name}: {suit.symbol} {suit.word}", Action("suit", value=suit.value),
+                       BUTTON_BY_SUIT[suit])
+                for suit in Suit if suit in suits
+            ]
+        passing = Pass(seat) in legal
+        if passing:
             options.append(Option(f"{name} passes", Action("entry", Pass(seat)), "OK"))
         alone_word = " alone" if state.alone else ""
-        # OK always means "pass": when the rules forbid it, the engine says why
-        # ("stick the dealer: Anna must name a suit").
-        return Step("trump", f"{name}{alone_word}: which trump?", tuple(options),
-                    ok=Action("entry", Pass(seat)), hint="suit; OK: pass")
+        return Step(
+            "trump", f"{name}{alone_word}: which trump?", tuple(options),
+            ok=Action("entry", Pass(seat)) if passing else None,
+            ok_words=f"{name} passes" if passing else "",
+            instead=_pick(layout, f"tap {name}'s trump suit, ALONE to go alone, UNDO to "
+                          "pick another seat", f"choose {name}'s trump suit"),
+            doing="while the trump suit is picked",
+            start=1 if len(suits) > 2 else 0)  # amid the suits: none is likelier
     suit = Suit.from_str(state.suit)
     options = []
     for alone in (False, True):
@@ -206,8 +414,12 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry]) -> Step:
     return Step(
         "confirm", f"{name} makes {suit.symbol}{alone_text}. OK?", tuple(options),
         ok=Action("confirm", bid_entry(game, seat, suit, state.alone)),
-        hint="OK; ALONE toggles",
-    )
+        ok_words=f"{name} makes {suit.symbol}{alone_text}",
+        instead=_pick(layout, "OK to confirm, ALONE to toggle alone, UNDO to start again",
+                      "choose with partner or alone"),
+        doing="while the call is confirmed",
+        start=next((index for index, option in enumerate(options)
+                    if option.label.endswith(" alone") == state.alone), 0))
 
 
 def bid_entry(game: Game, seat: Seat, suit: Suit, alone: bool) -> Entry:
@@ -222,7 +434,7 @@ def bid_entry(game: Game, seat: Seat, suit: Suit, alone: bool) -> Entry:
     return Call(seat, suit, alone)
 
 
-def _defend_step(game: Game, defend: list[Defend]) -> Step:
+def _defend_step(game: Game, defend: list[Defend], layout: Layout) -> Step:
     maker = game.hand.maker
     assert maker is not None
     options = [Option("No one: play on", Action("mode", value="no-defend"), "OK")]
@@ -231,40 +443,79 @@ def _defend_step(game: Game, defend: list[Defend]) -> Step:
         for entry in defend
     ]
     return Step("defend", f"{game.name(maker)} is alone. Defend alone?", tuple(options),
-                ok=Action("mode", value="no-defend"), hint="defender's seat; OK: no")
+                ok=Action("mode", value="no-defend"), ok_words="no one defends alone",
+                instead=_pick(layout, "tap the lone defender's seat, or OK: no one",
+                              "choose the lone defender, or no one"),
+                doing="while a lone defender may be named")
 
 
-def _trick_step(game: Game, legal: list[Entry]) -> Step:
+def clockwise(first: Seat) -> tuple[Seat, ...]:
+    """The four seats clockwise from ``first``."""
+    return (first, first.left, first.left.left, first.left.left.left)
+
+
+def likeliest_winner(game: Game) -> Seat:
+    """Who most likely wins the trick under way: its leader when the makers
+    lead, else the maker (measured over played-out hands by bench/presses.py:
+    the maker wins over half the tricks; when the partner leads, the partner)."""
     hand = game.hand
-    options = [
-        Option(f"{game.name(entry.seat)} won", Action("entry", entry), str(entry.seat))
-        for entry in legal
-        if isinstance(entry, Trick)
-    ]
+    assert hand.maker is not None
+    return hand.leader if hand.leader.team is hand.maker.team else hand.maker
+
+
+def _trick_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
+    hand = game.hand
+    winners = {entry.seat for entry in legal if isinstance(entry, Trick)}
+    likeliest = likeliest_winner(game)
+    makers = [seat for seat in clockwise(likeliest) if seat in winners
+              and seat.team is likeliest.team]
+    defenders = [seat for seat in clockwise(hand.leader) if seat in winners
+                 and seat.team is not likeliest.team]
+    if defenders and defenders[0] is not hand.leader:  # the makers lead: the last to play
+        defenders.reverse()
+    # The cursor starts on the likeliest; one press away: the other maker (or,
+    # alone, a defender) and the likelier defender: the one who leads, else the
+    # one who plays last (measured by bench/presses.py).
+    if len(makers) == 2:
+        order = [makers[1], likeliest, *defenders]
+    else:
+        order = [*defenders[1:], likeliest, *defenders[:1]]
+    options = [Option(f"{game.name(seat)} won", Action("entry", Trick(seat)), str(seat))
+               for seat in order]
+    start = order.index(likeliest)
     options.append(Option("Claim: makers took…", Action("mode", value="claim"), "OK"))
     options.append(Option("Renege…", Action("mode", value="renege"), "ALONE"))
     question = f"Trick {len(hand.tricks) + 1}: who won?"
     return Step("trick", question, tuple(options), ok=Action("mode", value="claim"),
-                hint="winner; OK: claim; ALONE: renege")
+                ok_words="claim the rest",
+                instead=_pick(layout, "tap the winner's seat, OK to claim the rest, "
+                              "ALONE for a renege",
+                              "choose the winner, a claim or a renege"),
+                doing="while the tricks are entered", start=start)
 
 
-def _claim_step(legal: list[Entry]) -> Step:
+def _claim_step(legal: list[Entry], layout: Layout) -> Step:
     counts = [entry for entry in legal if isinstance(entry, Tricks)]
     options = tuple(
         Option(f"Makers took {entry.count}", Action("entry", entry), MENU_KEYS[index])
         for index, entry in enumerate(counts)
     )
     return Step("claim", "Claim: the makers took", options, menu=True,
-                hint="the button by the count; UNDO: back")
+                instead=_pick(layout, "tap the button by the count, or UNDO to go back",
+                              "choose the count"),
+                doing="in the claim menu", start=max(len(options) - 1, 0))
 
 
-def _renege_step(game: Game, legal: list[Entry]) -> Step:
+def _renege_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     options = tuple(
         Option(f"{game.name(entry.seat)} reneged", Action("entry", entry), str(entry.seat))
         for entry in legal
         if isinstance(entry, Renege)
     )
-    return Step("renege", "Renege: who?", options, hint="seat; UNDO: back")
+    return Step("renege", "Renege: who?", options,
+                instead=_pick(layout, "tap the seat that reneged, or UNDO to go back",
+                              "choose who reneged"),
+                doing="while a renege is entered")
 
 
 def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Action | None:
@@ -290,8 +541,11 @@ def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Acti
     suit = SUIT_BY_BUTTON.get(button)
     name = step.name
     if seat is not None:
-        if name == "game":
-            return Action("entry", NewGame(seat))
+        if name == "game" or name == "new-game":
+            for option in step.options:
+                if option.key == button:
+                    return option.action
+            return Action("new-game", value=str(seat))
         if name in ("maker", "trump", "confirm"):
             return Action("seat", value=str(seat))
         if name == "defend":

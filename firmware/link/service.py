@@ -389,8 +389,7 @@ class RefereeProtocol(LineProtocol):
 
         def apply(referee: Referee) -> tuple[str | None, str]:
             if isinstance(event, Undo):
-                last = referee.game.entries[-1].line() if referee.game.entries else ""
-                return referee.undo(), f"undone: {last}"
+                return referee.undo(), referee.undone  # undo() words it: "Undone: ..."
             if isinstance(event, (ScoreCheck, WinnerCheck)):
                 return _verify(referee, event), f"{line}: checked"
             reason = referee.enter(event)  # type: ignore[arg-type]

@@ -207,7 +207,8 @@ def run(config: Config) -> int:
         notifier.close()
         print("euchre-referee: stopped", file=sys.stderr)
         return EXIT_OK
-    referee = Referee(config, store, display=display, indicators=indicators)
+    referee = Referee(config, store, display=display, indicators=indicators,
+                      is_pressed=buttons.is_pressed)
     for note in referee.notes:
         print(f"euchre-referee: {note}", file=sys.stderr)
     if indicators is not None:

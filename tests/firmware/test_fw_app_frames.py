@@ -69,7 +69,7 @@ def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
         assert panel.shows(referee)
     before = referee.view()
     referee.press("HEARTS")  # South makes hearts: only the prompt changes
-    assert changed_fields(before, referee.view()) == {"prompt"}
+    assert changed_fields(before, referee.view()) == {"prompt", "ok_hint"}
     assert referee.refresh() is True
     data, commands = panel.sent()
     assert 0 < data < FULL // 2
@@ -83,7 +83,8 @@ def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
     panel.sent()
     referee.press("CLUBS")  # bound to nothing in the trick step: says so, game unchanged
     assert referee.view().message == (
-        "♣: not used here (winner; OK: claim; ALONE: renege)"
+        "♣ does nothing while the tricks are entered: tap the winner's seat, "
+        "OK to claim the rest, ALONE for a renege"
     )
     assert referee.refresh() is True and panel.shows(referee)
     clock.advance(Config().message_s)

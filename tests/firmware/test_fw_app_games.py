@@ -26,6 +26,7 @@ from support.app_kit import (
     assert_replays,
     choose,
     journal_lines,
+    wait_out_result,
 )
 
 import drivers
@@ -53,7 +54,9 @@ def test_seats_game_to_ten_through_mock_pins_and_the_main_loop(
     # screens.render -> PageDiffDisplay -> luma ssd1306 -> a fake I2C bus.
     bus = FakeBus()
     monkeypatch.setattr(drivers, "open_oled", functools.partial(drivers.open_oled, bus=bus))
-    config = Config(state_dir=tmp_path, bounce_s=0.002)
+    # result_s=0: the table waits out each hand's result screen (else the
+    # press after a hand's end only dismisses it; test_fw_app_table.py).
+    config = Config(state_dir=tmp_path, bounce_s=0.002, result_s=0.0)
     events: queue.Queue[Any] = queue.Queue()
     buttons, display, indicators = build_hardware(config, events, pin_factory=factory)
     assert indicators is None and buttons.names == tuple(DEFAULT_PINS)
@@ -115,12 +118,14 @@ def test_cursor_game_to_ten_through_mock_pins(tmp_path: Path, factory: Any,
 
     try:
         for label in CURSOR_GAME:
+            wait_out_result(referee, clock)
             choose(referee, label, tap)
             assert_replays(referee)
-        assert taps > 2 * len(CURSOR_GAME)  # the cursor really travelled
+        assert taps > len(CURSOR_GAME) + 30  # the cursor really travelled
         tap("UNDO")  # after the win: undo is still taken ...
         assert journal_lines(referee)[-1] == "undo"
-        assert referee.game.winner is None and referee.view().message == "undone: tricks 0"
+        assert referee.game.winner is None and referee.view().message == (
+            "Undone: the claim (makers took 0) — hand 6 reopened, NS −2, game on again")
         choose(referee, "Claim: makers took…", tap)  # ... and the claim re-entered
         choose(referee, "Makers took 0", tap)
     finally:

@@ -13,6 +13,8 @@ from euchre_core import Rules, Seat, write_log
 from euchre_core.events import Defend, NewGame, Trick, Tricks
 from firmware.app import Referee
 from firmware.config import Config
+from firmware.flow import HELP_OPTION as HELP
+from firmware.flow import SETUP_OPTION, FlowState
 from firmware.store import Store
 from firmware.view import View
 
@@ -34,6 +36,16 @@ def quiet(view: View) -> View:
 def snapshot(referee: Referee) -> tuple[str, list[str], str, View]:
     return (write_log(referee.game), journal_lines(referee),
             referee.store.flow(referee.game_id), quiet(referee.view()))
+
+
+def assert_unchanged_but_the_call_cleared(referee: Referee, before: tuple[object, ...]) -> None:
+    """A refused press changes nothing but the half-made call, which it clears
+    (SPEC §2: a refusal clears the half-made selection)."""
+    after = snapshot(referee)
+    assert after[:2] == before[:2]  # the game and the journal
+    state = FlowState.loads(str(after[2]))
+    assert (state.seat, state.suit, state.alone) == (None, None, False)
+    assert state.mode == FlowState.loads(str(before[2])).mode
 
 
 STANDARD = Rules()
@@ -77,7 +89,7 @@ def test_refused_press_says_why_and_changes_nothing(
     referee.press(button)
     view = referee.view()
     assert (view.message, view.message_is_error) == (message, True)
-    assert snapshot(referee) == before
+    assert_unchanged_but_the_call_cleared(referee, before)
     assert_replays(referee)
 
 
@@ -85,21 +97,25 @@ def test_stick_the_dealer_pass_says_why(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, "W HEARTS N OK E OK S OK W OK N OK E OK S OK W")  # Anna (dealer) selected
     before = snapshot(referee)
-    referee.press("OK")  # Anna passes: refused
-    assert snapshot(referee) == before
-    assert referee.view().message == "stick the dealer: Anna must name a suit"
+    assert referee.view().ok_hint == "OK does nothing while the trump suit is picked"
+    referee.press("OK")  # Anna may not pass: refused
+    assert_unchanged_but_the_call_cleared(referee, before)
+    assert referee.view().message == (
+        "OK does nothing while the trump suit is picked: tap Anna's trump suit, ALONE to go "
+        "alone, UNDO to pick another seat")
 
 
 def test_out_of_turn_first_pass_says_why(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, "W HEARTS E")  # Ragnar bids first; Sigríður selected
     before = snapshot(referee)
-    referee.press("OK")  # Sigríður passes: refused
-    assert snapshot(referee) == before
-    assert referee.view().message == "it is Ragnar's turn to bid, not Sigríður's"
+    assert referee.view().ok_hint == "OK does nothing while the trump suit is picked"
+    referee.press("OK")  # Sigríður may not pass: refused
+    assert_unchanged_but_the_call_cleared(referee, before)
+    assert referee.view().ok_hint == "OK: Ragnar passes"  # the selection is gone
 
 
-@pytest.mark.parametrize("button", ["HEARTS", "ALONE"])
+@pytest.mark.parametrize("button", ["HEARTS", "CLUBS"])
 def test_press_after_the_win_says_the_game_is_over(tmp_path: Path, button: str) -> None:
     referee = make(tmp_path, Rules(target=1))
     setup(referee, NS_WON)
@@ -114,7 +130,7 @@ def test_after_the_win_only_new_game_and_undo_are_taken(tmp_path: Path) -> None:
     setup(referee, NS_WON)
     won_id = referee.game_id
     assert referee.view().title == "NS win 1-0"
-    for button in ("SPADES", "DIAMONDS", "CLUBS", "HEARTS", "ALONE"):  # refused, unchanged
+    for button in ("SPADES", "DIAMONDS", "CLUBS", "HEARTS"):  # refused, unchanged
         before = snapshot(referee)
         referee.press(button)
         assert snapshot(referee) == before
@@ -126,7 +142,9 @@ def test_after_the_win_only_new_game_and_undo_are_taken(tmp_path: Path) -> None:
     assert referee.game.winner is None and referee.view().prompt == "Trick 5: who won?"
     referee.press("E")  # the last trick again: won again
     assert referee.game.winner is not None
-    referee.press("N")  # a seat: a new game, Ragnar dealing, in a new journal
+    referee.press("N")  # a seat: a new game, Ragnar dealing, once OK confirms it
+    assert referee.game_id == won_id and referee.view().ok_hint == "OK: new game, Ragnar deals"
+    referee.press("OK")  # in a new journal
     assert referee.game_id != won_id
     assert journal_lines(referee) == ["euchre-log 1", "rules target=1",
                                       "players N=Ragnar E=Sigríður S=South W=Anna",
@@ -174,8 +192,8 @@ def test_claim_menu_offers_only_counts_in_range(tmp_path: Path) -> None:
         referee.press(button)
         assert snapshot(referee) == before
         assert referee.view().message == (
-            f"{words.get(button, button)}: not used here (the button by the count; UNDO: back)"
-        )
+            f"{words.get(button, button)} does nothing in the claim menu: "
+            "tap the button by the count, or UNDO to go back")
     referee.press("E")
     assert journal_lines(referee)[-1] == "tricks 3"
     assert referee.game.results[-1].points == 1
@@ -186,30 +204,38 @@ def test_cursor_layout_offers_only_legal_choices(tmp_path: Path) -> None:
     setup(referee, "NEXT NEXT NEXT NEXT OK")  # cursor on "Anna deals"
     assert journal_lines(referee)[-1] == "game dealer=W"
     labels = [c.label for c in referee.view().choices]
-    assert labels == ["Ragnar", "Sigríður", "South", "Anna",
-                      "Upcard ♠", "Upcard ♥", "Upcard ♦", "Upcard ♣"]
-    setup(referee, "NEXT NEXT NEXT NEXT NEXT OK")  # upcard hearts
-    assert [c.label for c in referee.view().choices] == ["Ragnar", "Sigríður", "South", "Anna"]
+    assert labels == ["Anna", "Ragnar", "Sigríður", "South",  # clockwise from the dealer
+                      "Upcard ♠", "Upcard ♥", "Upcard ♦", "Upcard ♣", HELP]
+    assert referee.view().cursor == 1  # on Ragnar: left of the dealer bids first
+    setup(referee, "NEXT NEXT NEXT NEXT OK")  # upcard hearts
+    assert [c.label for c in referee.view().choices] == [
+        "Anna", "Ragnar", "Sigríður", "South", HELP]
     setup(referee, "OK")  # Ragnar
     assert [c.label for c in referee.view().choices] == [  # passes not recorded: any suit
         "Ragnar: ♠ spades", "Ragnar: ♥ hearts", "Ragnar: ♦ diamonds", "Ragnar: ♣ clubs",
-        "Ragnar passes"]
-    setup(referee, "PREV OK")  # the cursor wraps to the last: Ragnar passes
+        "Ragnar: ♠ alone", "Ragnar: ♥ alone", "Ragnar: ♦ alone", "Ragnar: ♣ alone",
+        "Ragnar passes", HELP]
+    assert referee.view().cursor == 1  # amid the suits
+    setup(referee, "PREV PREV PREV OK")  # the cursor wraps to the last: help, then the pass
     assert journal_lines(referee)[-2:] == ["upcard H", "pass N"]
-    assert [c.label for c in referee.view().choices] == ["Sigríður"]  # only whose turn it is
+    assert [c.label for c in referee.view().choices] == ["Sigríður", HELP]  # whose turn it is
     setup(referee, "OK")
-    assert [c.label for c in referee.view().choices] == ["Sigríður: ♥ hearts",
-                                                         "Sigríður passes"]
-    setup(referee, "OK")
-    assert [c.label for c in referee.view().choices] == ["Sigríður ♥ with partner",
-                                                         "Sigríður ♥ alone"]
-    setup(referee, "NEXT OK NEXT OK NEXT OK")  # alone; two tricks to Sigríður
-    assert journal_lines(referee)[-3:] == ["order E alone", "trick E", "trick E"]
-    assert [c.label for c in referee.view().choices] == [  # Anna sits out: never offered
-        "Ragnar won", "Sigríður won", "South won", "Claim: makers took…", "Renege…"]
-    setup(referee, "PREV PREV OK")  # the claim menu: makers have 2, 3 to play
     assert [c.label for c in referee.view().choices] == [
-        "Makers took 2", "Makers took 3", "Makers took 4", "Makers took 5"]
+        "Sigríður: ♥ hearts", "Sigríður: ♥ alone", "Sigríður passes", HELP]
+    setup(referee, "NEXT OK")  # the call: alone
+    assert journal_lines(referee)[-1] == "order E alone"
+    # Anna sits out: never offered; the cursor on the maker, the likeliest winner.
+    view = referee.view()
+    assert [c.label for c in view.choices] == [  # the leader, Ragnar, one press away
+        "South won", "Sigríður won", "Ragnar won", "Claim: makers took…", "Renege…", HELP]
+    assert view.cursor == 1
+    setup(referee, "OK OK")
+    assert journal_lines(referee)[-3:] == ["order E alone", "trick E", "trick E"]
+    assert all(c.key == "" for c in referee.view().choices)  # no buttons this layout lacks
+    setup(referee, "NEXT NEXT OK")  # the claim menu: makers have 2, 3 to play
+    assert [c.label for c in referee.view().choices] == [
+        "Makers took 2", "Makers took 3", "Makers took 4", "Makers took 5", HELP]
+    assert all(c.key == "" for c in referee.view().choices)
     assert_replays(referee)
 
 
@@ -219,7 +245,8 @@ def test_arrows_in_the_seats_layout_show_the_choices_and_ok_picks(tmp_path: Path
     setup(referee, "NEXT")  # the first arrow shows the choices, the cursor on the first
     view = referee.view()
     assert [c.label for c in view.choices] == [
-        "Random dealer", "Ragnar deals", "Sigríður deals", "South deals", "Anna deals"]
+        "Random dealer", "Ragnar deals", "Sigríður deals", "South deals", "Anna deals",
+        SETUP_OPTION]
     assert view.cursor == 0
     assert journal_lines(referee)[-1].startswith("players ")  # nothing entered yet
     setup(referee, "NEXT NEXT PREV NEXT NEXT NEXT")  # to "Anna deals"

@@ -6,7 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.app_kit import SEATS_GAME, SEATS_JOURNAL, FakeClock, assert_replays, journal_lines
+from support.app_kit import (
+    SEATS_GAME,
+    SEATS_JOURNAL,
+    FakeClock,
+    assert_replays,
+    journal_lines,
+    press_all,
+)
 
 from euchre_core import Team, write_log
 from firmware.app import Referee
@@ -48,8 +55,7 @@ def test_half_made_selection_survives_a_restart(
 ) -> None:
     clock = FakeClock()
     referee = boot(tmp_path, clock)
-    for name in [*HAND_1, *selection.split()]:
-        referee.press(name)
+    press_all(referee, [*HAND_1, *selection.split()], clock)
     assert score(referee) == (4, 0) and not referee.state.is_empty
     clock.advance(60)
     before = referee.view()
@@ -83,11 +89,11 @@ def test_claim_menu_survives_a_restart(tmp_path: Path) -> None:
 def test_cursor_selection_survives_a_restart(tmp_path: Path) -> None:
     clock = FakeClock()
     referee = boot(tmp_path, clock, "cursor")
-    for name in "PREV OK NEXT NEXT OK NEXT NEXT OK".split():  # Anna deals; South; ♦
+    for name in "PREV PREV PREV OK NEXT NEXT OK NEXT".split():  # Anna deals; South; on ♦
         referee.press(name)
     clock.advance(60)
     before = referee.view()
-    assert before.prompt.endswith("makes ♦. OK?")
+    assert before.choices[before.cursor].label == "South: ♦ diamonds"
     referee = restart(referee, clock)
     assert referee.view() == before
     referee.press("OK")
@@ -98,8 +104,7 @@ def test_undo_walks_back_to_the_start_across_hands_and_restarts(tmp_path: Path) 
     clock = FakeClock()
     referee = boot(tmp_path, clock)
     start_log = write_log(referee.game)
-    for name in SEATS_GAME:
-        referee.press(name)
+    press_all(referee, SEATS_GAME, clock)
     assert journal_lines(referee) == SEATS_JOURNAL and score(referee) == (10, 3)
     entries = len(SEATS_JOURNAL) - 2  # after the header and the players line
     scores = []
@@ -107,8 +112,12 @@ def test_undo_walks_back_to_the_start_across_hands_and_restarts(tmp_path: Path) 
         if undone in (5, entries // 2):  # reboot in the middle of undoing, twice
             referee = restart(referee, clock)
             assert score(referee) == scores[-1]
+        before = score(referee)
         referee.press("UNDO")
-        assert referee.view().message == f"undone: {SEATS_JOURNAL[-1 - undone]}"
+        message = referee.view().message
+        assert message is not None and message.startswith("Undone: ")  # in words, with names
+        assert SEATS_JOURNAL[-1 - undone] not in message  # never log syntax
+        assert ("reopened" in message) == (score(referee) != before)  # points taken back
         scores.append(score(referee))
     # The scores seen while walking back: each hand's points come off with its last trick.
     assert scores[:6] == [(9, 3)] * 6  # the winning trick and the rest of hand 7
@@ -132,8 +141,7 @@ def test_undo_walks_back_to_the_start_across_hands_and_restarts(tmp_path: Path) 
 def test_resume_after_the_win_shows_the_winner_and_undo_still_works(tmp_path: Path) -> None:
     clock = FakeClock()
     referee = boot(tmp_path, clock)
-    for name in SEATS_GAME:
-        referee.press(name)
+    press_all(referee, SEATS_GAME, clock)
     before = referee.view()
     referee = restart(referee, clock)
     assert referee.view() == before

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 from support.app_kit import press
-from support.crash_child import open_referee
+from support.crash_child import make_config, open_referee
 from support.driver_fakes import FakeBus, Ssd1306Ram
 
 import drivers
@@ -115,7 +115,10 @@ def test_a_hand_entered_while_the_display_fails_still_scores(tmp_path: Path) -> 
 
 def test_the_main_loop_keeps_scoring_through_display_errors(tmp_path: Path) -> None:
     bus, display, ram = oled_on_fake_bus()
-    referee = open_referee(tmp_path, display=display, renderer=render)
+    # result_s=0: the queued presses come faster than a table's; none is taken
+    # to dismiss a hand's result.
+    referee = open_referee(tmp_path, config=make_config(tmp_path, result_s=0.0),
+                           display=display, renderer=render)
     events: queue.Queue[Any] = queue.Queue()
     loop = Loop(referee, events)
     try:

@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from support.app_kit import press_all, wait_out_result
 from support.clock import FakeClock
 from support.crash_child import make_config, open_referee
 
@@ -105,6 +106,7 @@ def test_undo_reaches_the_start_of_the_game_across_reboots(tmp_path: Path) -> No
     referee = open_referee(tmp_path, clock=clock)
     history = [[e.line() for e in referee.game.entries]]
     for button in PRESSES:
+        wait_out_result(referee, clock)
         referee.press(button)
         entries = [e.line() for e in referee.game.entries]
         if entries != history[-1]:
@@ -126,8 +128,7 @@ def test_undo_reaches_the_start_of_the_game_across_reboots(tmp_path: Path) -> No
     lines = referee.store.lines(referee.game_id)
     assert lines.count("undo") == undos
     # And the table can play the same game again from there.
-    for button in PRESSES:
-        referee.press(button)
+    press_all(referee, PRESSES, clock)
     assert [e.line() for e in referee.game.entries] == history[-1]
     referee = reboot(referee, clock)
     assert [e.line() for e in referee.game.entries] == history[-1]
@@ -159,6 +160,7 @@ def test_undo_after_a_won_game_and_a_new_one_stops_at_the_new_start(tmp_path: Pa
     referee.press("W")
     while referee.game.phase is not Phase.GAME_OVER:  # N makes spades alone, marches
         for button in "N SPADES ALONE OK N N N N N".split():
+            wait_out_result(referee, clock)
             referee.press(button)
             if referee.game.phase is Phase.GAME_OVER:
                 break
@@ -169,7 +171,9 @@ def test_undo_after_a_won_game_and_a_new_one_stops_at_the_new_start(tmp_path: Pa
     assert referee.game.phase is Phase.IN_GAME
     referee.press("N")  # and it again
     assert referee.game.phase is Phase.GAME_OVER
-    referee.press("E")  # a new game, E deals
+    referee.press("E")  # a new game, E deals, once OK confirms it
+    assert referee.game_id == first_id
+    referee.press("OK")
     assert referee.game_id != first_id
     referee = reboot(referee, clock)
     assert referee.undo() is None and referee.undo() is not None

@@ -183,8 +183,8 @@ def test_enter_refused_with_the_engine_reason_and_nothing_changes(device: Device
 def test_enter_undo_and_check_lines(device: Device, host: Host) -> None:
     host.ask("enter game dealer=N")
     host.ask("enter make E H alone")
-    assert host.ask("enter undo") == ["ok undone: make E H alone"]
-    assert host.ask("enter undo") == ["ok undone: game dealer=N"]
+    assert host.ask("enter undo") == ["ok Undone: Sigríður's call (♥ alone)"]
+    assert host.ask("enter undo") == ["ok Undone: the new game (Ragnar to deal)"]
     assert host.ask("enter undo") == ["error nothing to undo: this is the start of the game"]
     assert host.ask("enter score NS=0 EW=0") == ["ok score NS=0 EW=0: checked"]
     assert host.ask("enter score NS=1 EW=0") == [

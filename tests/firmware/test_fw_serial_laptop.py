@@ -128,7 +128,7 @@ def test_enter_acknowledged_and_refused(device: Device,
         __import__("euchre_core").parse_event("trick N")))
     assert cli(capsys, "enter", "--port", device.path, "trick", "N") == (1, "", reason + "\n")
     assert cli(capsys, "enter", "--port", device.path, "undo") == (
-        0, "undone: game dealer=S\n", "")
+        0, "Undone: the new game (South to deal)\n", "")
     assert device.journal()[1:] == ["game dealer=S", "undo"]
 
 

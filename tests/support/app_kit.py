@@ -30,6 +30,8 @@ __all__ = [
     "choose",
     "journal_lines",
     "press",
+    "press_all",
+    "wait_out_result",
 ]
 
 
@@ -96,9 +98,23 @@ def choose(referee: Referee, label: str, tap: Any) -> None:
     if view.kind in ("table", "menu"):
         assert [choice.label for choice in view.choices] == labels  # what the screen lists
     target = labels.index(label)
-    while (cursor := min(referee.state.cursor, len(labels) - 1)) != target:
+    while (cursor := referee.view().cursor) != target:
         tap("NEXT" if cursor < target else "PREV")
     tap("OK")
+
+
+def wait_out_result(referee: Referee, clock: FakeClock) -> None:
+    """The table waits until a hand's result screen has gone by itself (so the
+    next press acts, instead of only dismissing it)."""
+    if referee.result is not None and clock() < referee.result_until:
+        clock.t = referee.result_until
+
+
+def press_all(referee: Referee, names: list[str], clock: FakeClock) -> None:
+    """Press each button in turn as a table does: waiting out each hand's result."""
+    for name in names:
+        wait_out_result(referee, clock)
+        referee.press(name)
 
 
 def presses(text: str) -> list[str]:
@@ -131,19 +147,19 @@ SEATS_JOURNAL: list[str] = [
     "make S S alone", "trick S", "trick W", "trick S", "trick S", "trick E",
 ]
 
-# A whole game in the cursor layout, dealer W, to NS 10-5, as the labels chosen.
+# A whole game in the cursor layout, dealer W, to NS 10-5, as the labels chosen
+# (a suit is the call: "X: ♠ spades" with partner, "X: ♠ alone").
 CURSOR_GAME: list[str] = [
     "Anna deals",
-    "Upcard ♥", "Ragnar", "Ragnar passes", "Sigríður", "Sigríður: ♥ hearts",
-    "Sigríður ♥ alone", *["Sigríður won"] * 5,
-    "South", "South: ♠ spades", "South ♠ with partner", "South won",
+    "Upcard ♥", "Ragnar", "Ragnar passes", "Sigríður", "Sigríður: ♥ alone", *["Sigríður won"] * 5,
+    "South", "South: ♠ spades", "South won",
     "Claim: makers took…", "Makers took 5",
     "Upcard ♣", "South", "South passes", "Anna", "Anna passes", "Ragnar", "Ragnar: ♣ clubs",
-    "Ragnar ♣ with partner", "Anna won", "Renege…", "Sigríður reneged",
-    "Anna", "Anna: ♦ diamonds", "Anna ♦ alone", "Anna won", "Anna won", "Anna won",
+    "Anna won", "Renege…", "Sigríður reneged",
+    "Anna", "Anna: ♦ alone", "Anna won", "Anna won", "Anna won",
     "Ragnar won", "Anna won",
-    "Ragnar", "Ragnar: ♥ hearts", "Ragnar ♥ alone", *["Ragnar won"] * 5,
-    "Sigríður", "Sigríður: ♠ spades", "Sigríður ♠ with partner", "Ragnar won", "South won",
+    "Ragnar", "Ragnar: ♥ alone", *["Ragnar won"] * 5,
+    "Sigríður", "Sigríður: ♠ spades", "Ragnar won", "South won",
     "Ragnar won", "Claim: makers took…", "Makers took 0",
 ]
 
