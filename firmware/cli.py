@@ -17,7 +17,7 @@ from pathlib import Path
 
 from euchre_core import replay
 
-from . import emulator, link, pi
+from . import club, emulator, link, pi
 from .config import DEFAULT_STATE_DIR
 from .exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from .summary import summary_json, summary_line, summary_text
@@ -126,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     games_parser.add_argument("--raw", action="store_true",
                               help="with --export: the lines as entered, undos included")
     games_parser.set_defaults(run=_cmd_games)
-    for wing in (pi, emulator, link):
+    for wing in (pi, emulator, link, club):
         wing.register(commands)
     return parser
 

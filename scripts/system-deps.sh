@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Debian packages the tests use: fonts for the screens, tmux for the emulator
-# test, systemd-analyze for the unit check.  Installs what is missing when run
-# as root with apt-get; otherwise says what to install (the tests that need a
-# missing package skip and say why).
+# test, systemd-analyze for the unit check, mosquitto (the MQTT broker) and
+# chromium (headless, the live standings page) for the club-night tests.
+# Installs what is missing when run as root with apt-get; otherwise says what
+# to install (the tests that need a missing package skip and say why).
 set -u
-packages=(fonts-dejavu-core fonts-terminus-otb tmux systemd)
+packages=(fonts-dejavu-core fonts-terminus-otb tmux systemd mosquitto chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

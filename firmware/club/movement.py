@@ -1,0 +1,49 @@
+"""Movements: who sits where each round.
+
+:func:`progressive` pairs partners by the circle method (the round-robin
+schedule: with P players, P even, each player partners every other player
+exactly once in P-1 rounds), then seats pairs of pairs at tables, pair A at
+N-S and pair B at E-W.  When the count is not a multiple of four the players
+left over sit the round out (a bye), the byes going to those who have had the
+fewest.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from euchre_core import Seat
+
+Tables = list[dict[Seat, str]]
+
+
+def progressive(players: Sequence[str], round_number: int,
+                past_byes: Counter[str] | None = None) -> tuple[Tables, list[str]]:
+    """Tables (table 1 first) and byes for round ``round_number`` (from 1)."""
+    if len(players) < 4:
+        raise ValueError(f"a round needs at least 4 players, not {len(players)}")
+    byes_so_far = past_byes or Counter()
+    ring: list[str | None] = list(players)
+    if len(ring) % 2:
+        ring.append(None)
+    size = len(ring)
+    turn = (round_number - 1) % (size - 1)
+    others = ring[1:]
+    arranged = [ring[0], *others[turn:], *others[:turn]]
+    pairs: list[tuple[str, str]] = []
+    byes: list[str] = []
+    for index in range(size // 2):
+        first, second = arranged[index], arranged[size - 1 - index]
+        if first is None or second is None:
+            byes.extend(p for p in (first, second) if p is not None)
+        else:
+            pairs.append((first, second))
+    if len(pairs) % 2:
+        # One whole pair sits out: the pair with the fewest byes so far (the last on a tie).
+        out = min(reversed(range(len(pairs))),
+                  key=lambda i: byes_so_far[pairs[i][0]] + byes_so_far[pairs[i][1]])
+        byes.extend(pairs.pop(out))
+    tables = [{Seat.N: a[0], Seat.S: a[1], Seat.E: b[0], Seat.W: b[1]}
+              for a, b in zip(pairs[0::2], pairs[1::2])]
+    return tables, byes
