@@ -96,7 +96,7 @@ def topic_kind(event: str, topic: str) -> tuple[str, str]:
                     (parts[2], parts[4]))
         if kind is not None:
             return kind, parts[3]
-    raise MessageError(f"topic {topic!r} is not one of event {event!r}'s")
+    raise MessageError(f"topic {topic!r} is not one of event {event!r}")
 
 
 # --- the broker's address -----------------------------------------------------------
