@@ -68,6 +68,12 @@ class Config:
     """How long a rejection or notice stays on the screen (seconds)."""
     result_s: float = 3.0
     """How long a hand's result stays on the screen (seconds)."""
+    club_broker: str | None = None
+    """``[club] broker``: the club night's MQTT broker (mqtt://HOST[:PORT]); None: alone."""
+    club_table: int | None = None
+    """``[club] table``: this box's table number at the club night."""
+    club_event: str = "club"
+    """``[club] event``: the night's event id (the MQTT topics' root)."""
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
@@ -164,6 +170,13 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
         values["serial_port"] = _expect(serial["port"], str, "serial.port")
     if "baudrate" in serial:
         values["baudrate"] = _expect(serial["baudrate"], int, "serial.baudrate")
+    club = _expect(data.get("club", {}), dict, "club")
+    if "broker" in club:
+        values["club_broker"] = _expect(club["broker"], str, "club.broker")
+    if "table" in club:
+        values["club_table"] = _expect(club["table"], int, "club.table")
+    if "event" in club:
+        values["club_event"] = _expect(club["event"], str, "club.event")
     return Config(**values)
 
 

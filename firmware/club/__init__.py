@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..config import Config
 from .protocol import DEFAULT_EVENT
 
 
@@ -76,6 +77,26 @@ def _broker_options(parser: argparse.ArgumentParser) -> None:
                         help="the MQTT broker, mqtt://HOST[:PORT] (default port 1883)")
     parser.add_argument("--event", default=DEFAULT_EVENT, metavar="ID",
                         help=f"the night's event id, the topics' root (default {DEFAULT_EVENT})")
+
+
+def add_join_options(parser: argparse.ArgumentParser) -> None:
+    """``--club URL --table N [--club-event ID]`` for ``run`` and ``emulate``."""
+    parser.add_argument("--club", metavar="URL",
+                        help="join a club night: its MQTT broker, mqtt://HOST[:PORT] "
+                        "(or the config's [club] broker)")
+    parser.add_argument("--table", type=int, metavar="N", help="with --club: this table's number")
+    parser.add_argument("--club-event", metavar="ID",
+                        help=f"with --club: the night's event id (default {DEFAULT_EVENT})")
+
+
+def join_config(config: Config, args: argparse.Namespace) -> Config:
+    """The config with ``--club``, ``--table``, ``--club-event`` applied."""
+    from dataclasses import replace
+
+    changes = {key: value for key, value in (
+        ("club_broker", getattr(args, "club", None)), ("club_table", getattr(args, "table", None)),
+        ("club_event", getattr(args, "club_event", None))) if value is not None}
+    return replace(config, **changes) if changes else config
 
 
 def register(commands: Any) -> None:

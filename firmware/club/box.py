@@ -281,19 +281,21 @@ class ClubBox:
         self.pump()
 
 
-def join(referee: Referee, events: Inbox, broker: str | None, table: int | None,
-         event: str | None = None, *, say: Callable[[str], None] = log.warning
+def join(referee: Referee, events: Inbox, *, say: Callable[[str], object] = log.warning
          ) -> ClubBox | None:
-    """The ``--club URL --table N`` of ``run`` and ``emulate``: a started
-    :class:`ClubBox`, or None without a broker.  A bad URL or a missing table
-    number is said (``say``) and the referee goes on alone."""
+    """The ``--club URL --table N`` of ``run`` and ``emulate`` (or the config's
+    ``[club]``, in ``referee.config``): a started :class:`ClubBox`, or None
+    without a broker.  A bad URL or a missing table number is said (``say``)
+    and the referee goes on alone."""
+    config = referee.config
+    broker, table, event = config.club_broker, config.club_table, config.club_event
     if broker is None:
         return None
     if table is None or table < 1:
         say("club: --table N (1 or more) is needed with --club; not joining")
         return None
     try:
-        box = ClubBox(referee, events, broker=broker, table=table, event=event or "club")
+        box = ClubBox(referee, events, broker=broker, table=table, event=event)
     except (ValueError, ImportError) as error:
         say(f"club: {error}; not joining")
         return None
