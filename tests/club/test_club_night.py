@@ -128,24 +128,37 @@ def journal_standings(box_dirs: list[Path], hands: int) -> dict[str, tuple[int, 
     return {name: (totals[name], won[name], loners[name]) for name in totals}
 
 
+def hands_in_round(box_dir: Path, round_number: int) -> int:
+    """Hands the box's journal holds for a round (read while the box is dead)."""
+    rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
+    game_id = next(int(g) for g, r in rounds.items() if r == round_number)
+    store = Store(box_dir)
+    try:
+        return store.load(game_id).hands_played
+    finally:
+        store.close()
+
+
 def test_eight_tables_four_rounds_with_a_killed_box_and_a_restarted_broker(
         tmp_path: Path) -> None:
     broker = Mosquitto(tmp_path / "broker")
     hands = 2
-    night = Night(broker.url, tmp_path / "night", tables=8, event="e2e", pace=0.05,
+    night = Night(broker.url, tmp_path / "night", tables=8, event="e2e", pace=0.1,
                   resend_s=2.0).start()
     try:
         night.register(33)  # 33 players: one bye each round
         for round_number in range(1, 5):
             night.start_round(hands)
             if round_number == 2:  # a box killed mid-round, then started again
-                night.wait(lambda: 0 < night.board()["tables"][2]["hand"], 60, "table 3 plays")
+                night.wait(lambda: night.board()["tables"][2]["hand"] == 1, 60, "table 3 plays")
                 night.kill_box(3)
+                assert hands_in_round(night.box_dir(3), 2) < hands  # killed mid-round
                 time.sleep(1.0)
                 night.start_box(3)
             if round_number == 3:  # the broker restarted mid-round
                 night.wait(lambda: any(0 < t["hand"] for t in night.board()["tables"]), 60,
                            "round 3 under way")
+                assert not night.round_done(3)
                 broker.restart(down_s=1.0)
             night.wait(lambda n=round_number: night.round_done(n), 180,
                        f"round {round_number}")
@@ -155,6 +168,18 @@ def test_eight_tables_four_rounds_with_a_killed_box_and_a_restarted_broker(
         assert {name: value for name, value in director.items() if value != (0, 0, 0)} == {
             name: value for name, value in boxes.items() if value != (0, 0, 0)}
         assert sum(points for points, _, _ in director.values()) > 0
+        for table in range(1, 9):  # the director keeps exactly each box's journal
+            box_dir = night.box_dir(table)
+            rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
+            store = Store(box_dir)
+            try:
+                for game_id, round_number in rounds.items():
+                    expected = store.journal_text(int(game_id))
+                    with urllib.request.urlopen(
+                            f"{night.url}/logs/{round_number}/{table}", timeout=10) as answer:
+                        assert answer.read().decode() == expected
+            finally:
+                store.close()
         logs = get_json(night.url + "/logs")
         assert isinstance(logs, list) and len(logs) == 32
     finally:
