@@ -58,6 +58,7 @@ def _round(args: argparse.Namespace) -> int:
     body: dict[str, Any] = {"target": args.target} if args.target else {"hands": args.hands}
     if args.rules:
         body["rules"] = args.rules.split()
+    body["movement"] = args.movement
     try:
         assignment = post_json(args.director.rstrip("/") + "/rounds", body)
     except (ValueError, OSError) as error:
@@ -132,6 +133,10 @@ def register(commands: Any) -> None:
                               help="instead: a game to N points")
     round_parser.add_argument("--rules", metavar="SETTINGS",
                               help='house rules, e.g. "stick-the-dealer=off"')
+    round_parser.add_argument("--movement", choices=("progressive", "by-result"),
+                              default="progressive",
+                              help="partners rotating, with byes (default); or winners up, "
+                              "losers down")
     round_parser.set_defaults(run=_round)
     box = sub.add_parser("box", help="one headless emulated box (for rehearsals and tests)")
     _broker_options(box)

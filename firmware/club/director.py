@@ -38,7 +38,7 @@ from euchre_core import SEATS, Game, Replay, Rules, Seat, Team, replay
 from euchre_core.events import name_problem
 from euchre_core.log import HEADER
 
-from .movement import progressive
+from .movement import by_result, progressive
 from .protocol import (
     Ack,
     Assignment,
@@ -55,6 +55,9 @@ from .protocol import (
 log = logging.getLogger("euchre.club.director")
 
 DB_NAME: Final = "director.sqlite3"
+MOVEMENTS: Final = ("progressive", "by-result")
+"""How players move between rounds: partners rotating (with byes), or
+winners up, losers down (the first round is progressive)."""
 SILENT_S: Final = 60.0
 """Seconds without a line from a table in play before it is shown as silent."""
 
@@ -225,16 +228,22 @@ class Director:
         return max(self.rounds, default=0)
 
     def start_round(self, round_format: RoundFormat | None = None,
-                    rules: Rules | None = None) -> Assignment:
-        """Seat the registered players for the next round (the progressive
-        movement), keep it, and send it to the boxes."""
+                    rules: Rules | None = None, movement: str = "progressive") -> Assignment:
+        """Seat the registered players for the next round by ``movement``
+        (:data:`MOVEMENTS`), keep it, and send it to the boxes."""
         with self.lock:
             number = self.current_round + 1
             byes: Counter[str] = Counter()
             for assignment in self.rounds.values():
                 byes.update(assignment.byes)
+            sitting_out: list[str]
             try:
-                seatings, sitting_out = progressive(self.players(), number, byes)
+                if movement == "by-result" and number > 1:
+                    seatings, sitting_out = self._by_result(number - 1), []
+                elif movement in MOVEMENTS:
+                    seatings, sitting_out = progressive(self.players(), number, byes)
+                else:
+                    raise ValueError(f"movement {movement!r}: one of {', '.join(MOVEMENTS)}")
             except ValueError as error:
                 raise DirectorError(str(error)) from None
             assignment = Assignment(number, round_format or RoundFormat(), rules or Rules(),
@@ -250,6 +259,21 @@ class Director:
         log.info("round %d: %d tables, byes: %s", number, len(seatings),
                  ", ".join(sitting_out) or "none")
         return assignment
+
+    def _by_result(self, last: int) -> list[dict[Seat, str]]:
+        previous = self.rounds[last]
+        if previous.byes or set(self.players()) != {
+                name for seats in previous.tables.values() for name in seats.values()}:
+            raise ValueError("winners up, losers down: the same players as last round, "
+                             "a multiple of four (no byes)")
+        winners = []
+        for table in sorted(previous.tables):
+            table_round = self.tables[(last, table)]
+            if not table_round.done:
+                raise ValueError(f"winners up, losers down: table {table} has not finished "
+                                 f"round {last}")
+            winners.append(table_round.winner or Team.NS)  # a tie: NS go up
+        return by_result([previous.tables[t] for t in sorted(previous.tables)], winners)
 
     def republish(self) -> None:
         """Send every round's assignment again (retained; after the director restarts)."""
@@ -394,7 +418,7 @@ class Director:
                     "score": {"NS": score[Team.NS], "EW": score[Team.EW]},
                     "players": {str(seat): table_round.players[seat] for seat in SEATS},
                     "online": bool(online), "state": self._table_state(table_round, now),
-                    "done": table_round.done,
+                    "done": table_round.done, "entries": len(table_round.lines),
                 })
             ranking = sorted(totals.items(),
                              key=lambda item: (-item[1]["points"], -item[1]["rounds_won"],

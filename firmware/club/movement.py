@@ -6,6 +6,8 @@ exactly once in P-1 rounds), then seats pairs of pairs at tables, pair A at
 N-S and pair B at E-W.  When the count is not a multiple of four the players
 left over sit the round out (a bye), the byes going to those who have had the
 fewest.
+
+:func:`by_result` is winners up, losers down, from the round before.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from euchre_core import Seat
+from euchre_core import Seat, Team
 
 Tables = list[dict[Seat, str]]
 
@@ -47,3 +49,28 @@ def progressive(players: Sequence[str], round_number: int,
     tables = [{Seat.N: a[0], Seat.S: a[1], Seat.E: b[0], Seat.W: b[1]}
               for a, b in zip(pairs[0::2], pairs[1::2])]
     return tables, byes
+
+
+def by_result(previous: Sequence[dict[Seat, str]], winners: Sequence[Team]) -> Tables:
+    """Winners up, losers down: after a round at tables 1..T (table 1 the top),
+    the side that won at table t moves up to t-1 (table 1's winners stay) and
+    the side that lost moves down to t+1 (the last table's losers stay); at
+    the new table the two arriving pairs split, so everyone has a new partner.
+    ``winners[t-1]`` is the side that won at table t."""
+    count = len(previous)
+    if count == 0 or len(winners) != count:
+        raise ValueError("winners up, losers down needs every table's result")
+
+    def pair(table: int, team: Team) -> tuple[str, str]:
+        seats = previous[table]
+        first, second = (Seat.N, Seat.S) if team is Team.NS else (Seat.E, Seat.W)
+        return seats[first], seats[second]
+
+    arriving: list[list[tuple[str, str]]] = [[] for _ in range(count)]
+    for index, winner in enumerate(winners):
+        arriving[max(index - 1, 0)].append(pair(index, winner))
+        arriving[min(index + 1, count - 1)].append(pair(index, winner.other))
+    tables = []
+    for (a, b), (c, d) in arriving:
+        tables.append({Seat.N: a, Seat.S: c, Seat.E: b, Seat.W: d})
+    return tables

@@ -11,7 +11,8 @@ page for the projector and the director's small HTTP API.
 ``GET /logs/{round}/{table}``   one table's round as its box journalled it
 ``POST /players``               ``{"name": "Anna"}``: register (409 with the reason if taken)
 ``POST /rounds``                ``{"hands": 8}`` or ``{"target": 10}``, optional ``"rules"``
-                                (``["target=11", ...]`` house rules): start the next round
+                                (``["target=11", ...]`` house rules) and ``"movement"``
+                                (``"progressive"``, ``"by-result"``): start the next round
 ==============================  ==========================================================
 """
 
@@ -83,12 +84,13 @@ def build_app(director: Director) -> Starlette:
             return JSONResponse({"error": "send {\"hands\": N} or {\"target\": N}"},
                                 status_code=400)
         tokens = data.pop("rules", [])
+        movement = data.pop("movement", "progressive")
         try:
             round_format = RoundFormat.from_json(data or {"hands": 8})
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
                 raise MessageError("'rules': a list of key=value settings")
             rules = Rules.from_tokens(tokens)
-            assignment = director.start_round(round_format, rules)
+            assignment = director.start_round(round_format, rules, movement=str(movement))
         except (MessageError, RulesError, DirectorError) as error:
             return JSONResponse({"error": str(error)}, status_code=409)
         return Response(assignment.encode(), media_type="application/json")

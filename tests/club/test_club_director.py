@@ -201,3 +201,33 @@ def test_the_movement_seats_everyone_once_a_round(count: int) -> None:
         assert len(partners) == count * (count - 1) // 2
         assert set(partners.values()) == {1}
     assert max(byes.values(), default=0) - min(byes[p] for p in players) <= 2
+
+
+def test_winners_up_losers_down(tmp_path: Path) -> None:
+    from euchre_core import Seat
+    from firmware.club.movement import by_result
+
+    top = {Seat.N: "a", Seat.S: "b", Seat.E: "c", Seat.W: "d"}
+    middle = {Seat.N: "e", Seat.S: "f", Seat.E: "g", Seat.W: "h"}
+    bottom = {Seat.N: "i", Seat.S: "j", Seat.E: "k", Seat.W: "l"}
+    tables = by_result([top, middle, bottom], [Team.NS, Team.EW, Team.NS])
+    # table 1: its winners a-b stay, table 2's winners g-h come up, partners split
+    assert tables[0] == {Seat.N: "a", Seat.S: "g", Seat.E: "b", Seat.W: "h"}
+    # table 2: table 1's losers c-d come down, table 3's winners i-j come up
+    assert tables[1] == {Seat.N: "c", Seat.S: "i", Seat.E: "d", Seat.W: "j"}
+    # table 3: table 2's losers e-f come down, its own losers k-l stay
+    assert tables[2] == {Seat.N: "e", Seat.S: "k", Seat.E: "f", Seat.W: "l"}
+
+    director = Director(tmp_path)
+    for name in "ABCDEFGH":
+        director.register(name)
+    first = director.start_round(RoundFormat(hands=1))
+    send(director, first, 1, random_round(first, 1, 1, seed=1))
+    with pytest.raises(DirectorError, match="table 2 has not finished round 1"):
+        director.start_round(RoundFormat(hands=1), movement="by-result")
+    send(director, first, 2, random_round(first, 2, 1, seed=2), box="box2")
+    second = director.start_round(RoundFormat(hands=1), movement="by-result")
+    winners = [director.tables[(1, t)].winner or Team.NS for t in (1, 2)]
+    assert list(second.tables.values()) == by_result(list(first.tables.values()), winners)
+    with pytest.raises(DirectorError, match="movement 'chart'"):
+        director.start_round(movement="chart")
