@@ -186,6 +186,9 @@ def main() -> None:
         print(f"  director CPU                      {cpu_after - cpu_before:.1f} s "
               f"({100 * (cpu_after - cpu_before) / wall:.0f}% of one core)")
         print(f"  director peak memory (VmHWM)      {peak / 1024:.1f} MB")
+        final = json.loads(urllib.request.urlopen(url + "/board.json", timeout=10).read())
+        print(f"  resends by the boxes (no ack)     {sum(b.box.resends for b in boxes)}; "
+              f"duplicates dropped by the director {final['duplicates']}")
         print(f"  entry on a box -> page's stream   p50 {1000 * percentile(latencies, 0.5):.0f} ms"
               f", p99 {1000 * percentile(latencies, 0.99):.0f} ms, "
               f"max {1000 * max(latencies):.0f} ms ({len(latencies)} of {entries} seen)")

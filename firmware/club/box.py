@@ -61,7 +61,10 @@ log = logging.getLogger("euchre.club.box")
 
 STATE_NAME: Final = "club.json"
 RESEND_S: Final = 5.0
-"""Seconds without the director's ack moving before unacknowledged lines are sent again."""
+"""Seconds without the director's ack moving before unacknowledged lines are sent
+again; doubled after each resend that brings no ack (up to :data:`MAX_RESEND_S`),
+so a slow director is not flooded with copies."""
+MAX_RESEND_S: Final = 60.0
 
 
 @dataclass
@@ -129,6 +132,9 @@ class ClubBox:
         """Game id -> the last seq handed to the broker since the last (re)connect."""
         self.connected = False
         self.last_ack = time.monotonic()
+        self.wait_s = resend_s
+        """The wait before the next resend (backs off while no ack comes)."""
+        self.resends = 0
         self._client: Any = None
         self._closing = threading.Event()
         self._timer = threading.Thread(target=self._tick, name="club-resend", daemon=True)
@@ -207,18 +213,21 @@ class ClubBox:
                 changed = True
         if changed:
             self.last_ack = time.monotonic()
+            self.wait_s = self.resend_s
             self.state.save(self.path)
 
     def _resend_if_stale(self, referee: Referee) -> None:
         behind = any(self.sent.get(g, -1) > self.state.acked.get(g, -1) for g in self.sent)
-        if self.connected and behind and time.monotonic() - self.last_ack > self.resend_s:
-            log.info("no ack for %.0f s: sending again from the journal", self.resend_s)
+        if self.connected and behind and time.monotonic() - self.last_ack > self.wait_s:
+            log.info("no ack for %.0f s: sending again from the journal", self.wait_s)
             self.last_ack = time.monotonic()
+            self.wait_s = min(2 * self.wait_s, MAX_RESEND_S)
+            self.resends += 1
             self.sent = dict(self.state.acked)
             self.pump()
 
     def _on_journal(self, line: str) -> None:
-        self.pump()
+        self.pump(self.referee.game_id)
         game_id = self.referee.game_id
         round_number = self.state.rounds.get(game_id)
         round_format = self.formats.get(round_number or 0)
@@ -232,12 +241,15 @@ class ClubBox:
                                    (f"NS {score[Team.NS]}  EW {score[Team.EW]}",
                                     "Wait for the director's", "next round."))
 
-    def pump(self) -> None:
-        """Publish every line of the round games not yet handed to the broker."""
+    def pump(self, only: int | None = None) -> None:
+        """Publish every line of the round games (or of game ``only``) not yet
+        handed to the broker."""
         if not self.connected or self._client is None:
             return
         store = self.referee.store
         for game_id, round_number in sorted(self.state.rounds.items()):
+            if only is not None and game_id != only:
+                continue
             first = self.sent.get(game_id, -1) + 1
             lines = store.lines(game_id)
             for seq in range(first, len(lines)):

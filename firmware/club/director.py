@@ -430,6 +430,7 @@ class Director:
                 "players": [{"name": name, **values} for name, values in ranking],
                 "byes": list(self.rounds[current].byes) if current else [],
                 "problems": list(self.problems), "version": self.version,
+                "duplicates": self.duplicates,
             }
 
     def _add_to_totals(self, table_round: TableRound, totals: dict[str, dict[str, int]]
