@@ -280,17 +280,27 @@ class ClubBox:
             log.info("round %d: no players at table %d", assignment.round, self.table)
             return
         referee = self.referee
+        was_round = referee.game_id in self.state.rounds
+        leaving = [referee.game.names[seat] for seat in SEATS] if was_round else []
         referee.set_next_rules(assignment.format.rules(assignment.rules))
         referee.set_next_names(seats)
         game_id = referee.start_new_game()
         self.state.rounds[game_id] = assignment.round
         self.state.save(self.path)
         referee.notice = (f"Round {assignment.round}: table {self.table}",
+                          where_next(assignment, leaving) if leaving else
                           tuple(f"{seat} {seats[seat]}" for seat in SEATS)
                           + (assignment.format.describe(),))
         log.info("round %d started as game %d", assignment.round, game_id)
         self._publish_status()
         self.pump()
+
+
+def where_next(assignment: Assignment, names: list[str]) -> tuple[str, ...]:
+    """Where each of ``names`` sits in ``assignment`` (``Anna: table 2 N``, ``Bo: bye``)."""
+    seat_of = {name: f"table {table} {seat}" for table, seats in assignment.tables.items()
+               for seat, name in seats.items()}
+    return tuple(f"{name}: {seat_of.get(name, 'bye')}" for name in names)
 
 
 def join(referee: Referee, events: Inbox, *, say: Callable[[str], object] = log.warning

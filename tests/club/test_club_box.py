@@ -110,9 +110,20 @@ def test_an_assignment_starts_the_round_and_every_line_arrives(
         assert board["tables"][0]["online"] and board["tables"][0]["hand"] == 1
         for seat in SEATS:
             assert board["tables"][0]["players"][str(seat)] == seats[seat]
+        director.start_round(RoundFormat(hands=2))  # the round's end: where each goes next
+        second = director.rounds[2].tables[1]
+        wait_for(lambda: table.call(lambda r: r.game.names) == second, "round 2's game")
+        title, lines = table.call(lambda r: r.notice)
+        assert title == "Round 2: table 1"
+        assert lines == tuple(f"{seats[seat]}: table 1 {seat_of(second, seats[seat])}"
+                              for seat in SEATS)
     finally:
         table.close()
     wait_for(lambda: not director.board()["tables"][0]["online"], "offline after leaving")
+
+
+def seat_of(seats: dict[Any, str], name: str) -> str:
+    return next(str(seat) for seat, who in seats.items() if who == name)
 
 
 def parse(line: str) -> Any:
@@ -136,6 +147,8 @@ def test_an_outage_is_caught_up_from_the_journal(
             table.call(player.play_one)
         kept = table.call(lambda r: r.store.lines(r.game_id))
         assert len(kept) > 15 and table.call(lambda r: r.game.hands_played) == 3
+        title, lines = table.call(lambda r: r.notice)
+        assert title == "Round 1 over" and lines[0].startswith("NS ")
         broker.start()
         wait_for(lambda: director.tables[(1, 1)].lines == kept, "caught up", timeout=60)
     finally:
