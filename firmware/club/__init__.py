@@ -73,6 +73,33 @@ def _round(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _export(args: argparse.Namespace) -> int:
+    """Fetch the standings CSV and every table's log from a running director."""
+    import json
+    import urllib.request
+    from pathlib import Path
+
+    from ..exits import EXIT_INVALID, EXIT_OK
+
+    base = args.director.rstrip("/")
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with urllib.request.urlopen(base + "/standings.csv", timeout=30) as answer:
+            (out / "standings.csv").write_bytes(answer.read())
+        with urllib.request.urlopen(base + "/logs", timeout=30) as answer:
+            logs = json.loads(answer.read())
+        for item in logs:
+            with urllib.request.urlopen(base + item["url"], timeout=30) as answer:
+                name = f"round-{item['round']:02d}-table-{item['table']:02d}.log"
+                (out / name).write_bytes(answer.read())
+    except (OSError, ValueError) as error:
+        print(f"euchre-referee: {args.director}: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    print(f"{out}/standings.csv and {len(logs)} table logs")
+    return EXIT_OK
+
+
 def _broker_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker", required=True, metavar="URL",
                         help="the MQTT broker, mqtt://HOST[:PORT] (default port 1883)")
@@ -101,7 +128,7 @@ def join_config(config: Config, args: argparse.Namespace) -> Config:
 
 
 def register(commands: Any) -> None:
-    """Add ``club serve|simulate|box|register|round`` to ``euchre-referee``."""
+    """Add ``club serve|register|round|export|simulate|box`` to ``euchre-referee``."""
     club = commands.add_parser(
         "club", help="club night: a director and many tables over MQTT",
         description="A club night: boxes at many tables report to a director over an MQTT "
@@ -138,6 +165,10 @@ def register(commands: Any) -> None:
                               help="partners rotating, with byes (default); or winners up, "
                               "losers down")
     round_parser.set_defaults(run=_round)
+    export = sub.add_parser("export", help="the standings CSV and every table's log, as files")
+    export.add_argument("--director", required=True, metavar="URL")
+    export.add_argument("--out", required=True, metavar="DIR")
+    export.set_defaults(run=_export)
     box = sub.add_parser("box", help="one headless emulated box (for rehearsals and tests)")
     _broker_options(box)
     box.add_argument("--table", type=int, required=True, metavar="N")

@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import time
 import urllib.request
 from collections import Counter
@@ -93,6 +94,10 @@ def test_the_stream_pushes_each_change(tmp_path: Path, mosquitto: Mosquitto) -> 
             assert next_board()["players"] == []
             night.post("/players", {"name": "Zoë"})
             assert [p["name"] for p in next_board()["players"]] == ["Zoë"]  # type: ignore
+        with pytest.raises(ValueError, match="'zoë' is registered already"):
+            night.post("/players", {"name": "zoë"})
+        with pytest.raises(ValueError, match="a round needs at least 4 players, not 1"):
+            night.post("/rounds", {"hands": 8})
     finally:
         night.stop()
 
@@ -182,6 +187,24 @@ def test_eight_tables_four_rounds_with_a_killed_box_and_a_restarted_broker(
                 store.close()
         logs = get_json(night.url + "/logs")
         assert isinstance(logs, list) and len(logs) == 32
+        exported = subprocess.run(
+            [sys.executable, "-m", "firmware", "club", "export", "--director", night.url,
+             "--out", str(tmp_path / "export")], capture_output=True, text=True, timeout=60)
+        assert exported.returncode == 0, exported.stderr
+        csv_rows = (tmp_path / "export" / "standings.csv").read_text().splitlines()
+        assert len(csv_rows) == 1 + 33
+        assert len(list((tmp_path / "export").glob("round-*-table-*.log"))) == 32
     finally:
         night.stop()
         broker.stop()
+
+
+def test_club_simulate_runs_a_night(mosquitto: Mosquitto, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware", "club", "simulate", "--broker", mosquitto.url,
+         "--event", "rehearsal", "--tables", "2", "--rounds", "2", "--hands", "1",
+         "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=110)
+    assert result.returncode == 0, result.stderr
+    assert "round 1: all 2 tables done" in result.stdout
+    assert "round 2: all 2 tables done" in result.stdout
+    assert "  1  Player " in result.stdout
