@@ -317,8 +317,7 @@ def join(referee: Referee, events: Inbox, *, say: Callable[[str], object] = log.
         say("club: --table N (1 or more) is needed with --club; not joining")
         return None
     try:
-        box = ClubBox(referee, events, broker=broker, table=table, event=event)
-    except (ValueError, ImportError) as error:
+        return ClubBox(referee, events, broker=broker, table=table, event=event).start()
+    except (ValueError, OSError, ImportError) as error:
         say(f"club: {error}; not joining")
         return None
-    return box.start()

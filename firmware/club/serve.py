@@ -1,9 +1,10 @@
 """``euchre-referee club serve``: the director on the club's laptop.
 
-The :class:`~firmware.club.director.Director` gets the boxes' messages from
-paho's thread and serves the page with uvicorn on the main thread; both call
-it under its lock.  SIGTERM or Ctrl-C stops it; everything is in the state
-directory, so starting it again goes on where it was.
+The :class:`~firmware.club.director.Director` gets the boxes' messages (the
+tables' topics, not its own acks and assignments coming back) from paho's
+thread and serves the page with uvicorn on the main thread; both call it under
+its lock.  SIGTERM or Ctrl-C stops it; everything is in the state directory,
+so starting it again goes on where it was.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def serve(args: argparse.Namespace) -> int:
                         bonuses=Bonuses(args.loner_bonus, args.euchre_bonus,
                                         args.round_win_bonus))
     client = open_client(address, f"director-{event}", on_message=director.receive,
-                         subscriptions=[f"{ROOT}/{event}/#"], on_connect=director.republish)
+                         subscriptions=[f"{ROOT}/{event}/table/#"],
+                         on_connect=director.republish)
     print(f"euchre-referee: director of {event!r} on http://{host}:{port}/ "
           f"(broker {address})", file=sys.stderr, flush=True)
     try:
