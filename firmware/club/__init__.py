@@ -180,6 +180,9 @@ def register(commands: Any) -> None:
                      help="seconds between autoplayed entries (default 0.2)")
     box.add_argument("--resend", type=float, default=5.0, metavar="S",
                      help="seconds without an ack before sending again (default 5)")
+    box.add_argument("--trace", metavar="FILE",
+                     help="append 'table round seq unix-time' for each round line journalled "
+                     "(for bench/club_bench.py)")
     box.set_defaults(run=_box)
     simulate = sub.add_parser("simulate", help="a whole emulated night: director and boxes")
     _broker_options(simulate)

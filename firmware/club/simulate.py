@@ -97,6 +97,16 @@ def run_box(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.trace:
+        trace = open(args.trace, "a", encoding="utf-8", buffering=1)
+
+        def traced(line: str) -> None:  # right after the line's commit
+            round_number = box.state.rounds.get(referee.game_id)
+            if round_number is not None:
+                seq = len(store.lines(referee.game_id)) - 1
+                trace.write(f"{args.table} {round_number} {seq} {time.time():.6f}\n")
+
+        referee.listeners.append(traced)
     player = None
     if args.autoplay:
         player = AutoPlayer(box, events, seed=args.seed + args.table, pace=args.pace)
@@ -131,9 +141,12 @@ class Night:
     (``box-N/``), and their logs (``*.log``)."""
 
     def __init__(self, broker: str, workdir: Path, *, tables: int, event: str = "sim",
-                 pace: float = 0.05, seed: int = 1, resend_s: float = 3.0) -> None:
+                 pace: float = 0.05, seed: int = 1, resend_s: float = 3.0,
+                 trace: bool = False) -> None:
         self.broker, self.workdir, self.tables = broker, Path(workdir), tables
         self.event, self.pace, self.seed, self.resend_s = event, pace, seed, resend_s
+        self.trace = trace
+        """Each box writes ``box-N.trace``: ``table round seq unix-time`` per line it journals."""
         self.http_port = free_port()
         self.url = f"http://127.0.0.1:{self.http_port}"
         self.director: subprocess.Popen[bytes] | None = None
@@ -163,7 +176,8 @@ class Night:
         self.boxes[table] = self._spawn(f"box-{table}", [
             "box", "--broker", self.broker, "--event", self.event, "--table", str(table),
             "--state-dir", str(self.box_dir(table)), "--autoplay", "--seed", str(self.seed),
-            "--pace", str(self.pace), "--resend", str(self.resend_s)])
+            "--pace", str(self.pace), "--resend", str(self.resend_s),
+            *(["--trace", str(self.workdir / f"box-{table}.trace")] if self.trace else [])])
 
     def box_dir(self, table: int) -> Path:
         return self.workdir / f"box-{table}"
