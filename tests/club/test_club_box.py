@@ -177,3 +177,32 @@ def test_run_and_emulate_join_with_flags_or_config(tmp_path: Path) -> None:
     assert join(referee, queue.Queue(), say=said.append) is None
     assert said == ["club: --table N (1 or more) is needed with --club; not joining"]
     store.close()
+
+
+def test_emulate_with_club_joins_the_broker(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    import subprocess
+    import sys
+
+    from firmware.club.protocol import Status, status_topic
+
+    statuses: queue.Queue[Status] = queue.Queue()
+    watcher = open_client(parse_broker_url(mosquitto.url), "emulate-watcher",
+                          on_message=lambda t, p: statuses.put(Status.decode(p)),
+                          subscriptions=[status_topic("emu", 7)])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "emulate", "--state-dir", str(tmp_path),
+         "--club", mosquitto.url, "--table", "7", "--club-event", "emu"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        status = statuses.get(timeout=60)
+        assert (status.table, status.online) == (7, True)
+        assert process.stdin is not None
+        process.stdin.write(b"q")
+        process.stdin.close()
+        assert process.wait(30) == 0
+        status = statuses.get(timeout=30)
+        assert (status.table, status.online) == (7, False)  # it said goodbye
+    finally:
+        if process.poll() is None:
+            process.kill()
+        close_client(watcher)
