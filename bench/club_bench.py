@@ -100,6 +100,8 @@ def main() -> None:
                         t["done"] for t in board["tables"])
 
         threading.Thread(target=watch, daemon=True).start()
+        night.wait(lambda: all(night.box_dir(t).joinpath("club.json").exists()
+                               for t in range(1, args.tables + 1)), 300, "the boxes start")
         time.sleep(3)  # the boxes connect
         assert night.director is not None
         start = time.monotonic()

@@ -293,67 +293,89 @@ class Director:
 
     def receive(self, topic: str, payload: bytes) -> None:
         """One MQTT message; anything malformed or foreign is said and changes nothing."""
-        try:
-            kind, number = topic_kind(self.event, topic)
-            if kind == "entries":
-                self._entry(int(number), EntryMessage.decode(payload))
-            elif kind == "status":
-                self._status(int(number), Status.decode(payload) if payload else None)
-            # assignments and acks are the director's own messages coming back
-        except (MessageError, ValueError) as error:
-            self.problem(f"{topic}: refused: {error}")
+        self.receive_many([(topic, payload)])
+
+    def receive_many(self, messages: list[tuple[str, bytes]]) -> None:
+        """MQTT messages ``(topic, payload)``, kept in one transaction (one disk
+        sync for the lot), then each box told what is kept: the acks go out
+        only once the lines are durable here."""
+        acks: dict[str, dict[int, int]] = {}
+        with self.lock:
+            touched: dict[tuple[int, int], TableRound] = {}
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for topic, payload in messages:
+                    try:
+                        kind, number = topic_kind(self.event, topic)
+                        if kind == "entries":
+                            message = EntryMessage.decode(payload)
+                            table_round = self._entry(int(number), message)
+                            touched[(table_round.round, table_round.table)] = table_round
+                        elif kind == "status":
+                            self._status(int(number), Status.decode(payload) if payload else None)
+                        # assignments and acks are the director's own, coming back
+                    except (MessageError, ValueError) as error:
+                        self.problem(f"{topic}: refused: {error}")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            changed = False
+            for table_round in touched.values():
+                changed = self._reload(table_round) or changed
+                assert table_round.box is not None and table_round.game is not None
+                acks.setdefault(table_round.box, {})[table_round.game] = (
+                    len(table_round.lines) - 1)
+            if changed:
+                self._changed()
+        if self.publish is not None:
+            for box, acked in acks.items():
+                self.publish(ack_topic(self.event, box), Ack(box, acked).encode(), True)
 
     def _status(self, table: int, status: Status | None) -> None:
-        with self.lock:
-            if status is None:
-                self.status.pop(table, None)
-            else:
-                if status.table != table:
-                    raise MessageError(f"says table {status.table}")
-                previous = self.status.get(table)
-                if (status.online and previous is not None and previous.online
-                        and previous.box != status.box):
-                    self.problem(f"table {table}: box {status.box} claims it, but box "
-                                 f"{previous.box} is on it already")
-                    return
-                self.status[table] = status
-                self.status_seen[table] = self.clock()
-            self._changed()
+        if status is None:
+            self.status.pop(table, None)
+        else:
+            if status.table != table:
+                raise MessageError(f"says table {status.table}")
+            previous = self.status.get(table)
+            if (status.online and previous is not None and previous.online
+                    and previous.box != status.box):
+                self.problem(f"table {table}: box {status.box} claims it, but box "
+                             f"{previous.box} is on it already")
+                return
+            self.status[table] = status
+            self.status_seen[table] = self.clock()
+        self._changed()
 
-    def _entry(self, table: int, message: EntryMessage) -> None:
+    def _entry(self, table: int, message: EntryMessage) -> TableRound:
+        """Keep one line (inside :meth:`receive_many`'s transaction); returns its table."""
         if message.table != table:
             raise MessageError(f"says table {message.table}")
-        with self.lock:
-            table_round = self.tables.get((message.round, table))
-            if table_round is None:
-                raise MessageError(f"round {message.round} has no table {table}")
-            if table_round.box is None:
-                self._db.execute("INSERT INTO claims (round, table_no, box, game) "
-                                 "VALUES (?, ?, ?, ?)",
-                                 (message.round, table, message.box, message.game))
-                table_round.box, table_round.game = message.box, message.game
-            elif (table_round.box, table_round.game) != (message.box, message.game):
-                raise MessageError(
-                    f"round {message.round}, table {table} is game {table_round.game} of box "
-                    f"{table_round.box}; box {message.box} game {message.game} claims it too")
-            cursor = self._db.execute(
-                "INSERT OR IGNORE INTO entries (box, game, seq, line, received) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (message.box, message.game, message.seq, message.line, self.clock()))
-            table_round.last_heard = self.clock()
-            if cursor.rowcount == 0:
-                self.duplicates += 1
-            else:
-                self._reload(table_round)
-                self._changed()
-            assert table_round.game is not None
-            acked = {table_round.game: len(table_round.lines) - 1}
-        if self.publish is not None:
-            self.publish(ack_topic(self.event, message.box), Ack(message.box, acked).encode(),
-                         True)
+        table_round = self.tables.get((message.round, table))
+        if table_round is None:
+            raise MessageError(f"round {message.round} has no table {table}")
+        if table_round.box is None:
+            self._db.execute("INSERT INTO claims (round, table_no, box, game) "
+                             "VALUES (?, ?, ?, ?)",
+                             (message.round, table, message.box, message.game))
+            table_round.box, table_round.game = message.box, message.game
+        elif (table_round.box, table_round.game) != (message.box, message.game):
+            raise MessageError(
+                f"round {message.round}, table {table} is game {table_round.game} of box "
+                f"{table_round.box}; box {message.box} game {message.game} claims it too")
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO entries (box, game, seq, line, received) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (message.box, message.game, message.seq, message.line, self.clock()))
+        table_round.last_heard = self.clock()
+        if cursor.rowcount == 0:
+            self.duplicates += 1
+        return table_round
 
-    def _reload(self, table_round: TableRound) -> None:
-        """Read the table's lines 0, 1, 2... (up to the first gap) and replay them."""
+    def _reload(self, table_round: TableRound) -> bool:
+        """Read the table's lines 0, 1, 2... (up to the first gap) and replay
+        them; True when there were new ones."""
         rows = self._db.execute("SELECT seq, line FROM entries WHERE box=? AND game=? "
                                 "ORDER BY seq", (table_round.box, table_round.game)).fetchall()
         lines: list[str] = []
@@ -363,7 +385,7 @@ class Director:
             lines.append(line)
         table_round.waiting = len(rows) - len(lines)
         if len(lines) == len(table_round.lines) and table_round.replayed is not None:
-            return
+            return False
         table_round.lines = lines
         result = replay("\n".join([HEADER, *lines]))
         table_round.replayed = result
@@ -377,6 +399,7 @@ class Director:
         if problem is not None and problem != table_round.problem:
             self.problem(f"round {table_round.round}, table {table_round.table}: {problem}")
         table_round.problem = problem
+        return True
 
     # --- the standings ------------------------------------------------------------
 

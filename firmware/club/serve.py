@@ -1,19 +1,22 @@
 """``euchre-referee club serve``: the director on the club's laptop.
 
 The :class:`~firmware.club.director.Director` gets the boxes' messages (the
-tables' topics, not its own acks and assignments coming back) from paho's
-thread and serves the page with uvicorn on the main thread; both call it under
-its lock.  SIGTERM or Ctrl-C stops it; everything is in the state directory,
-so starting it again goes on where it was.
+tables' topics, not its own acks and assignments coming back) in batches from
+a thread fed by paho's (:func:`keep`), and serves the page with uvicorn on the
+main thread; both call it under its lock.  SIGTERM or Ctrl-C stops it;
+everything is in the state directory, so starting it again goes on where it
+was.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import queue
 import sys
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from ..exits import EXIT_OK, EXIT_USAGE
 from .director import Bonuses, Director
@@ -27,6 +30,27 @@ def parse_http(text: str) -> tuple[str, int]:
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
         raise ValueError(f"--http {text!r}: expected HOST:PORT, e.g. 0.0.0.0:8080")
     return host or "0.0.0.0", int(port)
+
+
+BATCH: Final = 500
+"""Messages kept in one transaction at most (one disk sync for all of them)."""
+
+
+def keep(director: Director, inbox: queue.Queue[tuple[str, bytes]]) -> None:
+    """Hand the messages to the director in batches: whatever has arrived while
+    the last batch was being synced goes in the next one (a thread, forever)."""
+    while True:
+        batch = [inbox.get()]
+        while len(batch) < BATCH:
+            try:
+                batch.append(inbox.get_nowait())
+            except queue.Empty:
+                break
+        try:
+            director.receive_many(batch)
+        except Exception:  # a disk error: said, and the boxes send again (no ack)
+            logging.getLogger("euchre.club.director").exception("keeping %d messages",
+                                                               len(batch))
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -52,7 +76,11 @@ def serve(args: argparse.Namespace) -> int:
     director = Director(Path(args.state_dir), event=event, publish=publish,
                         bonuses=Bonuses(args.loner_bonus, args.euchre_bonus,
                                         args.round_win_bonus))
-    client = open_client(address, f"director-{event}", on_message=director.receive,
+    inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    threading.Thread(target=keep, args=(director, inbox), name="director-keep",
+                     daemon=True).start()
+    client = open_client(address, f"director-{event}",
+                         on_message=lambda topic, payload: inbox.put((topic, payload)),
                          subscriptions=[f"{ROOT}/{event}/table/#"],
                          on_connect=director.republish)
     print(f"euchre-referee: director of {event!r} on http://{host}:{port}/ "

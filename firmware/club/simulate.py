@@ -167,9 +167,9 @@ class Night:
             "serve", "--broker", self.broker, "--event", self.event,
             "--state-dir", str(self.workdir / "director"),
             "--http", f"127.0.0.1:{self.http_port}"])
+        self.wait(lambda: self._get("/standings.json") is not None, 120, "the director's page")
         for table in range(1, self.tables + 1):
             self.start_box(table)
-        self.wait(lambda: self._get("/standings.json") is not None, 30, "the director's page")
         return self
 
     def start_box(self, table: int) -> None:

@@ -231,3 +231,23 @@ def test_winners_up_losers_down(tmp_path: Path) -> None:
     assert list(second.tables.values()) == by_result(list(first.tables.values()), winners)
     with pytest.raises(DirectorError, match="movement 'chart'"):
         director.start_round(movement="chart")
+
+
+def test_a_batch_is_kept_at_once_and_acked_once(tmp_path: Path) -> None:
+    from firmware.club.protocol import Ack
+
+    sent: list[tuple[str, bytes, bool]] = []
+    director = Director(tmp_path, publish=lambda *message: sent.append(message))
+    for name in "ABCD":
+        director.register(name)
+    assignment = director.start_round(RoundFormat(hands=1))
+    lines = random_round(assignment, 1, 1, seed=6)
+    batch = [(entries_topic("club", 1), EntryMessage(1, "bx", 1, 4, seq, line).encode())
+             for seq, line in enumerate(lines)]
+    batch.insert(3, (entries_topic("club", 1), b"garbage"))
+    sent.clear()
+    director.receive_many(batch)
+    assert director.tables[(1, 1)].lines == lines
+    assert [(topic, Ack.decode(payload)) for topic, payload, _ in sent] == [
+        ("euchre/club/box/bx/ack", Ack("bx", {4: len(lines) - 1}))]
+    assert any("refused: not JSON text" in p for p in director.board()["problems"])
