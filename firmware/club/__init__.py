@@ -160,10 +160,10 @@ def register(commands: Any) -> None:
                               help="instead: a game to N points")
     round_parser.add_argument("--rules", metavar="SETTINGS",
                               help='house rules, e.g. "stick-the-dealer=off"')
-    round_parser.add_argument("--movement", choices=("progressive", "by-result"),
+    round_parser.add_argument("--movement", choices=("progressive", "by-result", "north-stays"),
                               default="progressive",
-                              help="partners rotating, with byes (default); or winners up, "
-                              "losers down")
+                              help="partners rotating, with byes (default); winners up, "
+                              "losers down; or North stays, the others move by a chart")
     round_parser.set_defaults(run=_round)
     export = sub.add_parser("export", help="the standings CSV and every table's log, as files")
     export.add_argument("--director", required=True, metavar="URL")

@@ -38,7 +38,7 @@ from euchre_core import SEATS, Game, Replay, Rules, Seat, Team, replay
 from euchre_core.events import name_problem
 from euchre_core.log import HEADER
 
-from .movement import by_result, progressive
+from .movement import by_result, north_stays, progressive
 from .protocol import (
     Ack,
     Assignment,
@@ -55,9 +55,9 @@ from .protocol import (
 log = logging.getLogger("euchre.club.director")
 
 DB_NAME: Final = "director.sqlite3"
-MOVEMENTS: Final = ("progressive", "by-result")
-"""How players move between rounds: partners rotating (with byes), or
-winners up, losers down (the first round is progressive)."""
+MOVEMENTS: Final = ("progressive", "by-result", "north-stays")
+"""How players move between rounds: partners rotating (with byes); winners
+up, losers down; or the North-stays chart (the first round is progressive)."""
 SILENT_S: Final = 60.0
 """Seconds without a line from a table in play before it is shown as silent."""
 
@@ -240,6 +240,12 @@ class Director:
             try:
                 if movement == "by-result" and number > 1:
                     seatings, sitting_out = self._by_result(number - 1), []
+                elif movement == "north-stays" and number > 1:
+                    first = self.rounds[1]
+                    self._same_players(first, "north stays")
+                    seatings = north_stays([first.tables[t] for t in sorted(first.tables)],
+                                           number)
+                    sitting_out = []
                 elif movement in MOVEMENTS:
                     seatings, sitting_out = progressive(self.players(), number, byes)
                 else:
@@ -260,12 +266,15 @@ class Director:
                  ", ".join(sitting_out) or "none")
         return assignment
 
-    def _by_result(self, last: int) -> list[dict[Seat, str]]:
-        previous = self.rounds[last]
+    def _same_players(self, previous: Assignment, movement: str) -> None:
         if previous.byes or set(self.players()) != {
                 name for seats in previous.tables.values() for name in seats.values()}:
-            raise ValueError("winners up, losers down: the same players as last round, "
+            raise ValueError(f"{movement}: the same players as round {previous.round}, "
                              "a multiple of four (no byes)")
+
+    def _by_result(self, last: int) -> list[dict[Seat, str]]:
+        previous = self.rounds[last]
+        self._same_players(previous, "winners up, losers down")
         winners = []
         for table in sorted(previous.tables):
             table_round = self.tables[(last, table)]

@@ -7,7 +7,8 @@ N-S and pair B at E-W.  When the count is not a multiple of four the players
 left over sit the round out (a bye), the byes going to those who have had the
 fewest.
 
-:func:`by_result` is winners up, losers down, from the round before.
+:func:`by_result` is winners up, losers down, from the round before;
+:func:`north_stays` a chart from the first round's seating.
 """
 
 from __future__ import annotations
@@ -74,3 +75,15 @@ def by_result(previous: Sequence[dict[Seat, str]], winners: Sequence[Team]) -> T
     for (a, b), (c, d) in arriving:
         tables.append({Seat.N: a, Seat.S: c, Seat.E: b, Seat.W: d})
     return tables
+
+
+def north_stays(first: Sequence[dict[Seat, str]], round_number: int) -> Tables:
+    """A chart from round 1's seating: North stays at their table; East moves
+    one table up each round, South two, West one down (wrapping round).  With
+    an odd number of tables nobody partners anyone twice for as many rounds
+    as there are tables."""
+    count = len(first)
+    step = round_number - 1
+    return [{Seat.N: first[t][Seat.N], Seat.E: first[(t - step) % count][Seat.E],
+             Seat.S: first[(t - 2 * step) % count][Seat.S],
+             Seat.W: first[(t + step) % count][Seat.W]} for t in range(count)]

@@ -12,7 +12,8 @@ page for the projector and the director's small HTTP API.
 ``POST /players``               ``{"name": "Anna"}``: register (409 with the reason if taken)
 ``POST /rounds``                ``{"hands": 8}`` or ``{"target": 10}``, optional ``"rules"``
                                 (``["target=11", ...]`` house rules) and ``"movement"``
-                                (``"progressive"``, ``"by-result"``): start the next round
+                                (``"progressive"``, ``"by-result"``, ``"north-stays"``):
+                                start the next round
 ==============================  ==========================================================
 """
 

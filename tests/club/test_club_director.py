@@ -251,3 +251,29 @@ def test_a_batch_is_kept_at_once_and_acked_once(tmp_path: Path) -> None:
     assert [(topic, Ack.decode(payload)) for topic, payload, _ in sent] == [
         ("euchre/club/box/bx/ack", Ack("bx", {4: len(lines) - 1}))]
     assert any("refused: not JSON text" in p for p in director.board()["problems"])
+
+
+def test_north_stays(tmp_path: Path) -> None:
+    from euchre_core import Seat
+    from firmware.club.movement import north_stays
+
+    first = [{seat: f"{seat}{t}" for seat in SEATS} for t in range(1, 6)]  # 5 tables
+    partners: Counter[frozenset[str]] = Counter()
+    for number in range(1, 6):
+        tables = north_stays(first, number)
+        assert [t[Seat.N] for t in tables] == [f"N{t}" for t in range(1, 6)]
+        assert sorted(n for t in tables for n in t.values()) == sorted(
+            n for t in first for n in t.values())
+        for seats in tables:
+            partners[frozenset((seats[Seat.N], seats[Seat.S]))] += 1
+            partners[frozenset((seats[Seat.E], seats[Seat.W]))] += 1
+    assert set(partners.values()) == {1}  # five rounds, nobody partners anyone twice
+    assert north_stays(first, 2)[0] == {Seat.N: "N1", Seat.E: "E5", Seat.S: "S4", Seat.W: "W2"}
+
+    director = Director(tmp_path)
+    for name in "ABCDEFGHI":
+        director.register(name)
+    director.start_round(RoundFormat(hands=1))
+    with pytest.raises(DirectorError, match="north stays: the same players as round 1, a "
+                       "multiple of four"):
+        director.start_round(RoundFormat(hands=1), movement="north-stays")
