@@ -35,7 +35,7 @@ function draw(board) {
     names.textContent = p.N + " & " + p.S + " v " + p.E + " & " + p.W;
     const state = document.createElement("div");
     state.className = "state";
-    state.textContent = t.online ? t.state : "offline · " + t.state;
+    state.textContent = t.online || t.state === "offline" ? t.state : "offline · " + t.state;
     box.append(head, score, names, state);
     tables.append(box);
   }
