@@ -135,6 +135,8 @@ class ClubBox:
         self.wait_s = resend_s
         """The wait before the next resend (backs off while no ack comes)."""
         self.resends = 0
+        self.resent_at = 0.0
+        """When everything unacknowledged was last sent again (monotonic s)."""
         self._client: Any = None
         self._closing = threading.Event()
         self._timer = threading.Thread(target=self._tick, name="club-resend", daemon=True)
@@ -198,9 +200,8 @@ class ClubBox:
 
     def _on_connect(self, referee: Referee) -> None:
         self.connected = True
-        self.sent = dict(self.state.acked)  # what the broker had in flight may be gone
         self._publish_status()
-        self.pump()
+        self._send_again()  # what the broker had in flight may be gone
 
     def _on_disconnect(self, referee: Referee) -> None:
         self.connected = False
@@ -216,15 +217,23 @@ class ClubBox:
             self.wait_s = self.resend_s
             self.state.save(self.path)
 
+    def _behind(self) -> bool:
+        """Lines handed to the broker that the director has not acknowledged."""
+        return any(self.sent.get(g, -1) > self.state.acked.get(g, -1) for g in self.sent)
+
     def _resend_if_stale(self, referee: Referee) -> None:
-        behind = any(self.sent.get(g, -1) > self.state.acked.get(g, -1) for g in self.sent)
-        if self.connected and behind and time.monotonic() - self.last_ack > self.wait_s:
+        if self.connected and self._behind() and time.monotonic() - self.last_ack > self.wait_s:
             log.info("no ack for %.0f s: sending again from the journal", self.wait_s)
             self.last_ack = time.monotonic()
             self.wait_s = min(2 * self.wait_s, MAX_RESEND_S)
             self.resends += 1
-            self.sent = dict(self.state.acked)
-            self.pump()
+            self._send_again()
+
+    def _send_again(self) -> None:
+        """Everything after the director's watermark, from the journal."""
+        self.resent_at = time.monotonic()
+        self.sent = dict(self.state.acked)
+        self.pump()
 
     def _on_journal(self, line: str) -> None:
         self.pump(self.referee.game_id)
@@ -274,7 +283,14 @@ class ClubBox:
         self.formats[assignment.round] = assignment.format
         started = set(self.state.rounds.values())
         if assignment.round in started or assignment.round < max(started, default=0):
-            return  # this round's game is under way (a retained message seen again)
+            # A retained assignment seen again: this round is under way.  The
+            # director sends them all when it (re)connects: whatever it has not
+            # acknowledged yet goes again now, not after the resend back-off.
+            if assignment.round == max(started) and self._behind() and (
+                    time.monotonic() - self.resent_at > 1.0):
+                self._send_again()
+                self.wait_s = self.resend_s
+            return
         seats = assignment.tables.get(self.table)
         if seats is None:
             log.info("round %d: no players at table %d", assignment.round, self.table)

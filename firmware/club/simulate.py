@@ -163,14 +163,22 @@ class Night:
 
     def start(self) -> Night:
         self.workdir.mkdir(parents=True, exist_ok=True)
+        self.start_director()
+        for table in range(1, self.tables + 1):
+            self.start_box(table)
+        return self
+
+    def start_director(self) -> None:
         self.director = self._spawn("director", [
             "serve", "--broker", self.broker, "--event", self.event,
             "--state-dir", str(self.workdir / "director"),
             "--http", f"127.0.0.1:{self.http_port}"])
         self.wait(lambda: self._get("/standings.json") is not None, 120, "the director's page")
-        for table in range(1, self.tables + 1):
-            self.start_box(table)
-        return self
+
+    def kill_director(self) -> None:
+        assert self.director is not None
+        self.director.send_signal(signal.SIGKILL)
+        self.director.wait()
 
     def start_box(self, table: int) -> None:
         self.boxes[table] = self._spawn(f"box-{table}", [

@@ -208,3 +208,23 @@ def test_club_simulate_runs_a_night(mosquitto: Mosquitto, tmp_path: Path) -> Non
     assert "round 1: all 2 tables done" in result.stdout
     assert "round 2: all 2 tables done" in result.stdout
     assert "  1  Player " in result.stdout
+
+
+def test_the_director_killed_mid_round_loses_nothing(tmp_path: Path,
+                                                     mosquitto: Mosquitto) -> None:
+    night = Night(mosquitto.url, tmp_path, tables=2, event="dkill", pace=0.1,
+                  resend_s=1.0).start()
+    try:
+        night.register(8)
+        night.start_round(hands=3)
+        night.wait(lambda: all(t["hand"] >= 2 for t in night.board()["tables"]), 120,
+                   "round 1 under way")
+        night.kill_director()  # SIGKILL: whatever it had not committed is gone
+        time.sleep(1.5)  # the boxes play on
+        night.start_director()
+        night.wait(lambda: night.round_done(1), 120, "round 1, after the restart")
+        director = {p["name"]: (p["points"], p["rounds_won"], p["loners"])
+                    for p in night.board()["players"]}
+        assert director == journal_standings([night.box_dir(1), night.box_dir(2)], 3)
+    finally:
+        night.stop()
