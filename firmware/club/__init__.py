@@ -41,12 +41,19 @@ def _register_players(args: argparse.Namespace) -> int:
     from .simulate import post_json
 
     status = EXIT_OK
-    for name in args.names:
+    if args.pairs and len(args.names) % 2:
+        print("euchre-referee: --pairs takes names two by two", file=sys.stderr)
+        return EXIT_INVALID
+    bodies: list[dict[str, str]] = (
+        [{"name": a, "partner": b} for a, b in zip(args.names[::2], args.names[1::2])]
+        if args.pairs else [{"name": name} for name in args.names])
+    for body in bodies:
+        who = " & ".join(body.values())
         try:
-            post_json(args.director.rstrip("/") + "/players", {"name": name})
-            print(f"registered {name}")
+            post_json(args.director.rstrip("/") + "/players", body)
+            print(f"registered {who}")
         except (ValueError, OSError) as error:
-            print(f"euchre-referee: {name}: {error}", file=sys.stderr)
+            print(f"euchre-referee: {who}: {error}", file=sys.stderr)
             status = EXIT_INVALID
     return status
 
@@ -150,6 +157,8 @@ def register(commands: Any) -> None:
     players = sub.add_parser("register", help="register players with a running director")
     players.add_argument("--director", required=True, metavar="URL",
                          help="the director's page, e.g. http://laptop:8080")
+    players.add_argument("--pairs", action="store_true",
+                         help="the names two by two are fixed partners (movement 'pairs')")
     players.add_argument("names", nargs="+", metavar="NAME")
     players.set_defaults(run=_register_players)
     round_parser = sub.add_parser("round", help="start the next round (seats everyone)")
@@ -160,10 +169,12 @@ def register(commands: Any) -> None:
                               help="instead: a game to N points")
     round_parser.add_argument("--rules", metavar="SETTINGS",
                               help='house rules, e.g. "stick-the-dealer=off"')
-    round_parser.add_argument("--movement", choices=("progressive", "by-result", "north-stays"),
+    round_parser.add_argument("--movement",
+                              choices=("progressive", "by-result", "north-stays", "pairs"),
                               default="progressive",
                               help="partners rotating, with byes (default); winners up, "
-                              "losers down; or North stays, the others move by a chart")
+                              "losers down; North stays, the others move by a chart; or fixed "
+                              "pairs (register --pairs) meeting each pair in turn")
     round_parser.set_defaults(run=_round)
     export = sub.add_parser("export", help="the standings CSV and every table's log, as files")
     export.add_argument("--director", required=True, metavar="URL")

@@ -38,7 +38,7 @@ from euchre_core import SEATS, Game, Replay, Rules, Seat, Team, replay
 from euchre_core.events import name_problem
 from euchre_core.log import HEADER
 
-from .movement import by_result, north_stays, progressive
+from .movement import by_result, fixed_pairs, north_stays, progressive
 from .protocol import (
     Ack,
     Assignment,
@@ -55,14 +55,16 @@ from .protocol import (
 log = logging.getLogger("euchre.club.director")
 
 DB_NAME: Final = "director.sqlite3"
-MOVEMENTS: Final = ("progressive", "by-result", "north-stays")
+MOVEMENTS: Final = ("progressive", "by-result", "north-stays", "pairs")
 """How players move between rounds: partners rotating (with byes); winners
-up, losers down; or the North-stays chart (the first round is progressive)."""
+up, losers down; the North-stays chart (those three start progressive); or
+fixed pairs (registered with their partner) meeting each other pair in turn."""
 SILENT_S: Final = 60.0
 """Seconds without a line from a table in play before it is shown as silent."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (name TEXT PRIMARY KEY, registered REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS pairs (first TEXT PRIMARY KEY, second TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rounds (number INTEGER PRIMARY KEY, assignment BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS claims (
     round INTEGER NOT NULL, table_no INTEGER NOT NULL, box TEXT NOT NULL, game INTEGER NOT NULL,
@@ -223,6 +225,33 @@ class Director:
                              (name, self.clock()))
             self._changed()
 
+    def register_pair(self, first: str, second: str) -> None:
+        """Register two players as fixed partners (both new names)."""
+        first, second = first.strip(), second.strip()
+        if first.casefold() == second.casefold():
+            raise DirectorError(f"{first!r} cannot partner themselves")
+        with self.lock:
+            self._db.execute("SAVEPOINT pair")
+            try:
+                self.register(first)
+                self.register(second)
+                self._db.execute("INSERT INTO pairs (first, second) VALUES (?, ?)",
+                                 (first, second))
+            except BaseException:
+                self._db.execute("ROLLBACK TO pair")
+                self._db.execute("RELEASE pair")
+                raise
+            self._db.execute("RELEASE pair")
+
+    def _pairs(self) -> list[tuple[str, str]]:
+        pairs = [(str(a), str(b)) for a, b in self._db.execute(
+            "SELECT first, second FROM pairs ORDER BY rowid")]
+        paired = {name for pair in pairs for name in pair}
+        alone = [name for name in self.players() if name not in paired]
+        if alone:
+            raise ValueError(f"fixed pairs: {', '.join(alone)} registered without a partner")
+        return pairs
+
     @property
     def current_round(self) -> int:
         return max(self.rounds, default=0)
@@ -240,6 +269,8 @@ class Director:
             try:
                 if movement == "by-result" and number > 1:
                     seatings, sitting_out = self._by_result(number - 1), []
+                elif movement == "pairs":
+                    seatings, sitting_out = fixed_pairs(self._pairs(), number)
                 elif movement == "north-stays" and number > 1:
                     first = self.rounds[1]
                     self._same_players(first, "north stays")

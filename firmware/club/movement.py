@@ -8,7 +8,8 @@ left over sit the round out (a bye), the byes going to those who have had the
 fewest.
 
 :func:`by_result` is winners up, losers down, from the round before;
-:func:`north_stays` a chart from the first round's seating.
+:func:`north_stays` a chart from the first round's seating; :func:`fixed_pairs`
+for partners who stay together all night.
 """
 
 from __future__ import annotations
@@ -87,3 +88,29 @@ def north_stays(first: Sequence[dict[Seat, str]], round_number: int) -> Tables:
     return [{Seat.N: first[t][Seat.N], Seat.E: first[(t - step) % count][Seat.E],
              Seat.S: first[(t - 2 * step) % count][Seat.S],
              Seat.W: first[(t + step) % count][Seat.W]} for t in range(count)]
+
+
+def fixed_pairs(pairs: Sequence[tuple[str, str]], round_number: int
+                ) -> tuple[Tables, list[str]]:
+    """Partners stay together all night; the pairs meet each other pair in
+    turn (the circle method over pairs), one pair sitting out when their
+    number is odd."""
+    if len(pairs) < 2:
+        raise ValueError(f"fixed pairs: a round needs at least 2 pairs, not {len(pairs)}")
+    ring: list[tuple[str, str] | None] = list(pairs)
+    if len(ring) % 2:
+        ring.append(None)
+    size = len(ring)
+    turn = (round_number - 1) % (size - 1)
+    others = ring[1:]
+    arranged = [ring[0], *others[turn:], *others[:turn]]
+    tables: Tables = []
+    byes: list[str] = []
+    for index in range(size // 2):
+        first, second = arranged[index], arranged[size - 1 - index]
+        if first is None or second is None:
+            byes.extend(name for pair in (first, second) if pair is not None for name in pair)
+        else:
+            tables.append({Seat.N: first[0], Seat.S: first[1],
+                           Seat.E: second[0], Seat.W: second[1]})
+    return tables, byes

@@ -9,11 +9,12 @@ page for the projector and the director's small HTTP API.
 ``GET /standings.csv``          the standings as CSV
 ``GET /logs``                   the table logs kept: ``[{"round", "table", "url"}]``
 ``GET /logs/{round}/{table}``   one table's round as its box journalled it
-``POST /players``               ``{"name": "Anna"}``: register (409 with the reason if taken)
+``POST /players``               ``{"name": "Anna"}``: register (409 with the reason if taken);
+                                ``{"name": "Anna", "partner": "Bo"}``: a fixed pair
 ``POST /rounds``                ``{"hands": 8}`` or ``{"target": 10}``, optional ``"rules"``
                                 (``["target=11", ...]`` house rules) and ``"movement"``
-                                (``"progressive"``, ``"by-result"``, ``"north-stays"``):
-                                start the next round
+                                (``"progressive"``, ``"by-result"``, ``"north-stays"``,
+                                ``"pairs"``): start the next round
 ==============================  ==========================================================
 """
 
@@ -71,10 +72,15 @@ def build_app(director: Director) -> Starlette:
     async def register(request: Request) -> Response:
         data = await _json(request)
         name = data.get("name") if isinstance(data, dict) else None
-        if not isinstance(name, str):
-            return JSONResponse({"error": "send {\"name\": \"...\"}"}, status_code=400)
+        partner = data.get("partner") if isinstance(data, dict) else None
+        if not isinstance(name, str) or not isinstance(partner, (str, type(None))):
+            return JSONResponse({"error": "send {\"name\": \"...\"} (and \"partner\": "
+                                 "\"...\" for a fixed pair)"}, status_code=400)
         try:
-            director.register(name)
+            if partner is None:
+                director.register(name)
+            else:
+                director.register_pair(name, partner)
         except DirectorError as error:
             return JSONResponse({"error": str(error)}, status_code=409)
         return JSONResponse({"ok": True, "players": director.players()})

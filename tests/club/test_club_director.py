@@ -277,3 +277,31 @@ def test_north_stays(tmp_path: Path) -> None:
     with pytest.raises(DirectorError, match="north stays: the same players as round 1, a "
                        "multiple of four"):
         director.start_round(RoundFormat(hands=1), movement="north-stays")
+
+
+def test_fixed_pairs(tmp_path: Path) -> None:
+    from euchre_core import Seat
+    from firmware.club.movement import fixed_pairs
+
+    pairs = [("a", "b"), ("c", "d"), ("e", "f"), ("g", "h"), ("i", "j")]
+    met: Counter[frozenset[tuple[str, str]]] = Counter()
+    for number in range(1, 6):  # five pairs: four rounds each, one bye each
+        tables, byes = fixed_pairs(pairs, number)
+        assert len(byes) == 2 and tuple(byes) in pairs
+        for seats in tables:
+            ns, ew = (seats[Seat.N], seats[Seat.S]), (seats[Seat.E], seats[Seat.W])
+            assert ns in pairs and ew in pairs
+            met[frozenset((ns, ew))] += 1
+    assert len(met) == 10 and set(met.values()) == {1}  # each pair met each other pair once
+
+    director = Director(tmp_path)
+    director.register_pair("Anna", "Bo")
+    with pytest.raises(DirectorError, match="'anna' is registered already"):
+        director.register_pair("Cy", "anna")
+    assert director.players() == ["Anna", "Bo"]  # the refused pair left nothing behind
+    director.register_pair("Cy", "Dee")
+    assignment = director.start_round(RoundFormat(hands=1), movement="pairs")
+    assert assignment.tables[1] == {Seat.N: "Anna", Seat.S: "Bo", Seat.E: "Cy", Seat.W: "Dee"}
+    director.register("Eve")
+    with pytest.raises(DirectorError, match="fixed pairs: Eve registered without a partner"):
+        director.start_round(movement="pairs")
