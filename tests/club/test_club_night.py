@@ -23,7 +23,7 @@ from firmware.club.protocol import HANDS_ROUND_TARGET
 from firmware.club.simulate import Night
 from firmware.store import Store
 
-pytestmark = needs_mosquitto
+pytestmark = [needs_mosquitto, pytest.mark.timeout(600)]  # real processes, a loaded CI
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
