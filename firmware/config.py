@@ -15,6 +15,7 @@ from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 from euchre_core.events import name_problem
 
 from .buttons import BUTTONS, SEAT_BUTTONS
+from .club.protocol import DEFAULT_EVENT
 from .link.protocol import DEFAULT_BAUDRATE
 
 Layout = Literal["seats", "cursor"]
@@ -72,7 +73,7 @@ class Config:
     """``[club] broker``: the club night's MQTT broker (mqtt://HOST[:PORT]); None: alone."""
     club_table: int | None = None
     """``[club] table``: this box's table number at the club night."""
-    club_event: str = "club"
+    club_event: str = DEFAULT_EVENT
     """``[club] event``: the night's event id (the MQTT topics' root)."""
 
 

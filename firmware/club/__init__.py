@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config import Config
 from .protocol import DEFAULT_EVENT
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ from euchre_core import SEATS, Team
 from ..app import Inbox, Referee
 from .mqtt import close_client, open_client
 from .protocol import (
+    DEFAULT_EVENT,
     QOS,
     Ack,
     Assignment,
@@ -118,7 +119,7 @@ class ClubBox:
     ``close()`` leaves (the status goes offline)."""
 
     def __init__(self, referee: Referee, events: Inbox, *, broker: str, table: int,
-                 event: str = "club", resend_s: float = RESEND_S) -> None:
+                 event: str = DEFAULT_EVENT, resend_s: float = RESEND_S) -> None:
         self.referee = referee
         self.events = events
         self.address = parse_broker_url(broker)

@@ -40,6 +40,7 @@ from euchre_core.log import HEADER
 
 from .movement import by_result, fixed_pairs, north_stays, progressive
 from .protocol import (
+    DEFAULT_EVENT,
     Ack,
     Assignment,
     EntryMessage,
@@ -159,7 +160,8 @@ class TableRound:
 class Director:
     """The club night's state (see the module's docstring)."""
 
-    def __init__(self, state_dir: Path, *, event: str = "club", bonuses: Bonuses = Bonuses(),
+    def __init__(self, state_dir: Path, *, event: str = DEFAULT_EVENT,
+                 bonuses: Bonuses = Bonuses(),
                  publish: Publish | None = None, clock: Callable[[], float] = time.time) -> None:
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
