@@ -557,6 +557,14 @@ class Referee:
         self._notify(f"# game {game_id} loaded over the serial link: it is the current game")
         return game_id
 
+    def start_new_game(self) -> int:
+        """Start a new stored game now with the names and rules set for the
+        games to come (a club round's assignment); the game in progress stays
+        stored as it is.  Returns the new game's id."""
+        self._new_stored_game()
+        self.result = None
+        return self.game_id
+
     def enter(self, entry: Entry) -> str | None:
         """Check, journal (durably), then apply one entry.  Returns the reason
         it was refused (also shown), or None once it is durable and applied."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from euchre_core import replay
 
-from . import emulator, link, pi
+from . import club, emulator, link, pi
 from .config import DEFAULT_STATE_DIR
 from .exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from .logcheck import check_bytes
@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                               help="copy the whole journal, consistently, into the one file "
                               "FILE (SQLite's backup API; safe while the referee runs)")
     games_parser.set_defaults(run=_cmd_games)
-    for wing in (pi, emulator, link):
+    for wing in (pi, emulator, link, club):
         wing.register(commands)
     return parser
 

@@ -16,6 +16,7 @@ from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
 from .buttons import BUTTONS, SEAT_BUTTONS, Layout
 from .fonts import screen_name_problem
+from .club.protocol import DEFAULT_EVENT
 from .link.protocol import DEFAULT_BAUDRATE
 
 DEFAULT_PINS: dict[str, int] = {
@@ -73,6 +74,12 @@ class Config:
     """How long a rejection or notice stays on the screen (seconds)."""
     result_s: float = 3.0
     """How long a hand's result stays on the screen (seconds)."""
+    club_broker: str | None = None
+    """``[club] broker``: the club night's MQTT broker (mqtt://HOST[:PORT]); None: alone."""
+    club_table: int | None = None
+    """``[club] table``: this box's table number at the club night."""
+    club_event: str = DEFAULT_EVENT
+    """``[club] event``: the night's event id (the MQTT topics' root)."""
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
@@ -202,6 +209,13 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
         values["serial_port"] = _expect(serial["port"], str, "serial.port")
     if "baudrate" in serial:
         values["baudrate"] = _expect(serial["baudrate"], int, "serial.baudrate")
+    club = _expect(data.get("club", {}), dict, "club")
+    if "broker" in club:
+        values["club_broker"] = _expect(club["broker"], str, "club.broker")
+    if "table" in club:
+        values["club_table"] = _expect(club["table"], int, "club.table")
+    if "event" in club:
+        values["club_event"] = _expect(club["event"], str, "club.event")
     config = Config(**values)
     _check_shared_pins(config)
     return config

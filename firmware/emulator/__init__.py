@@ -70,4 +70,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--pty-link", metavar="PATH",
                         help="the serial link is a pseudo-terminal (its path is printed); also "
                         "make PATH a symlink to it, replacing an old link")
+    from ..club import add_join_options
+
+    add_join_options(parser)
     parser.set_defaults(run=_emulate)

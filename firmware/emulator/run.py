@@ -82,7 +82,9 @@ def emulator_config(args: argparse.Namespace) -> Config:
         names = dict(config.names)
         names.update(event.names)
         config = replace(config, names=names)
-    return config
+    from ..club import join_config
+
+    return join_config(config, args)
 
 
 def build_emulator(args: argparse.Namespace, *, out: BinaryIO | None = None
@@ -218,9 +220,14 @@ def emulate(args: argparse.Namespace) -> int:
     where = f"{serial_link.slave_path}" + (f" (link: {args.pty_link})" if args.pty_link else "")
     print(f"euchre-referee: serial link on {where}", file=sys.stderr, flush=True)
     display.note(f"serial link: {where}")
+    from ..club.box import join as join_club  # --club URL --table N: a club night
+
+    club_box = join_club(referee, events, say=display.note)
     try:
         code = run_emulator(referee, events, display)
     finally:
+        if club_box is not None:
+            club_box.close()
         serial_link.close()
         referee.store.close()
     try:

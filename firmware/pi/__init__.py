@@ -23,4 +23,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--config", required=True, metavar="FILE",
                         help="TOML config (see hw/referee.toml)")
     parser.add_argument("--state-dir", metavar="DIR", help="where games are kept")
+    from ..club import add_join_options
+
+    add_join_options(parser)
     parser.set_defaults(run=_run)

@@ -132,7 +132,9 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.state_dir:
         config = replace(config, state_dir=Path(args.state_dir))
-    return run(config)
+    from ..club import join_config
+
+    return run(join_config(config, args))
 
 
 JOURNAL_RETRY_S = 5.0
@@ -214,6 +216,7 @@ def run(config: Config) -> int:
     if indicators is not None:
         indicators.status(True)
     serial_service = None
+    club_box = None
     try:
         if config.serial_port:
             try:
@@ -225,6 +228,9 @@ def run(config: Config) -> int:
                 # The buttons keep scoring; the log says why the link is down.
                 print(f"euchre-referee: serial link {config.serial_port} not opened: {error}",
                       file=sys.stderr)
+        from ..club.box import join as join_club  # --club URL --table N: a club night
+
+        club_box = join_club(referee, events)
         notifier.ready()
         # The loop passes at least every `poll` seconds even when idle, and
         # pings on each pass: keep that well inside half the watchdog timeout.
@@ -238,6 +244,8 @@ def run(config: Config) -> int:
         referee.run(events, stop=lambda: stopping, on_loop=on_loop, poll=poll)
     finally:
         notifier.stopping()
+        if club_box is not None:
+            club_box.close()
         if serial_service is not None:
             serial_service.close()
         buttons.close()

@@ -7,4 +7,6 @@ through pytest's ``pythonpath = ["tests"]`` (pyproject.toml).
 - :mod:`support.app_kit`: driving a :class:`~firmware.app.Referee` with mock pins;
 - :mod:`support.serial_kit`: a device on a real pseudo-terminal and a pyserial host;
 - :mod:`support.crash_child`: the referee as a separate process to be killed.
+- :mod:`support.broker`: a real mosquitto on a free port (the ``mosquitto``
+  fixture; ``Mosquitto(dir)`` for a broker a test restarts).
 """

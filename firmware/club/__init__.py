@@ -1,0 +1,213 @@
+"""Club night: many tables in one room over MQTT (docs/club.md).
+
+The wire (:mod:`.protocol`, topics and messages, once), the table's side
+(:mod:`.box`: ``run``/``emulate --club URL --table N``), the director
+(:mod:`.director`, :mod:`.movement`; :mod:`.serve` runs it with the live
+page of :mod:`.web`), emulated boxes and nights (:mod:`.simulate`).
+Importing this package is cheap: paho-mqtt, Starlette and uvicorn are
+imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .protocol import DEFAULT_EVENT
+
+if TYPE_CHECKING:
+    from ..config import Config
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+
+    return serve(args)
+
+
+def _box(args: argparse.Namespace) -> int:
+    from .simulate import run_box
+
+    return run_box(args)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from .simulate import simulate
+
+    return simulate(args)
+
+
+def _register_players(args: argparse.Namespace) -> int:
+    from ..exits import EXIT_INVALID, EXIT_OK
+    from .simulate import post_json
+
+    status = EXIT_OK
+    if args.pairs and len(args.names) % 2:
+        print("euchre-referee: --pairs takes names two by two", file=sys.stderr)
+        return EXIT_INVALID
+    bodies: list[dict[str, str]] = (
+        [{"name": a, "partner": b} for a, b in zip(args.names[::2], args.names[1::2])]
+        if args.pairs else [{"name": name} for name in args.names])
+    for body in bodies:
+        who = " & ".join(body.values())
+        try:
+            post_json(args.director.rstrip("/") + "/players", body)
+            print(f"registered {who}")
+        except (ValueError, OSError) as error:
+            print(f"euchre-referee: {who}: {error}", file=sys.stderr)
+            status = EXIT_INVALID
+    return status
+
+
+def _round(args: argparse.Namespace) -> int:
+    from ..exits import EXIT_INVALID, EXIT_OK
+    from .simulate import post_json
+
+    body: dict[str, Any] = {"target": args.target} if args.target else {"hands": args.hands}
+    if args.rules:
+        body["rules"] = args.rules.split()
+    body["movement"] = args.movement
+    try:
+        assignment = post_json(args.director.rstrip("/") + "/rounds", body)
+    except (ValueError, OSError) as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    print(f"round {assignment['round']}:")
+    for table in assignment["tables"]:
+        p = table["players"]
+        print(f"  table {table['table']}: N {p['N']}, S {p['S']} v E {p['E']}, W {p['W']}")
+    if assignment["byes"]:
+        print(f"  bye: {', '.join(assignment['byes'])}")
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    """Fetch the standings CSV and every table's log from a running director."""
+    import json
+    import urllib.request
+    from pathlib import Path
+
+    from ..exits import EXIT_INVALID, EXIT_OK
+
+    base = args.director.rstrip("/")
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with urllib.request.urlopen(base + "/standings.csv", timeout=30) as answer:
+            (out / "standings.csv").write_bytes(answer.read())
+        with urllib.request.urlopen(base + "/logs", timeout=30) as answer:
+            logs = json.loads(answer.read())
+        for item in logs:
+            with urllib.request.urlopen(base + item["url"], timeout=30) as answer:
+                name = f"round-{item['round']:02d}-table-{item['table']:02d}.log"
+                (out / name).write_bytes(answer.read())
+    except (OSError, ValueError) as error:
+        print(f"euchre-referee: {args.director}: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    print(f"{out}/standings.csv and {len(logs)} table logs")
+    return EXIT_OK
+
+
+def _broker_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", required=True, metavar="URL",
+                        help="the MQTT broker, mqtt://HOST[:PORT] (default port 1883)")
+    parser.add_argument("--event", default=DEFAULT_EVENT, metavar="ID",
+                        help=f"the night's event id, the topics' root (default {DEFAULT_EVENT})")
+
+
+def add_join_options(parser: argparse.ArgumentParser) -> None:
+    """``--club URL --table N [--club-event ID]`` for ``run`` and ``emulate``."""
+    parser.add_argument("--club", metavar="URL",
+                        help="join a club night: its MQTT broker, mqtt://HOST[:PORT] "
+                        "(or the config's [club] broker)")
+    parser.add_argument("--table", type=int, metavar="N", help="with --club: this table's number")
+    parser.add_argument("--club-event", metavar="ID",
+                        help=f"with --club: the night's event id (default {DEFAULT_EVENT})")
+
+
+def join_config(config: Config, args: argparse.Namespace) -> Config:
+    """The config with ``--club``, ``--table``, ``--club-event`` applied."""
+    from dataclasses import replace
+
+    changes = {key: value for key, value in (
+        ("club_broker", getattr(args, "club", None)), ("club_table", getattr(args, "table", None)),
+        ("club_event", getattr(args, "club_event", None))) if value is not None}
+    return replace(config, **changes) if changes else config
+
+
+def register(commands: Any) -> None:
+    """Add ``club serve|register|round|export|simulate|box`` to ``euchre-referee``."""
+    club = commands.add_parser(
+        "club", help="club night: a director and many tables over MQTT",
+        description="A club night: boxes at many tables report to a director over an MQTT "
+        "broker (docs/club.md).")
+    sub = club.add_subparsers(dest="club_command", metavar="COMMAND", required=True)
+    serve = sub.add_parser("serve", help="run the director and its live standings page")
+    _broker_options(serve)
+    serve.add_argument("--state-dir", required=True, metavar="DIR",
+                       help="where the director keeps the night (SQLite)")
+    serve.add_argument("--http", default="0.0.0.0:8080", metavar="HOST:PORT",
+                       help="where the page is served (default 0.0.0.0:8080)")
+    serve.add_argument("--loner-bonus", type=int, default=0, metavar="N",
+                       help="club bonus points for each loner made")
+    serve.add_argument("--euchre-bonus", type=int, default=0, metavar="N",
+                       help="club bonus points to each player of a side that euchres")
+    serve.add_argument("--round-win-bonus", type=int, default=0, metavar="N",
+                       help="club bonus points for each round won")
+    serve.set_defaults(run=_serve)
+    players = sub.add_parser("register", help="register players with a running director")
+    players.add_argument("--director", required=True, metavar="URL",
+                         help="the director's page, e.g. http://laptop:8080")
+    players.add_argument("--pairs", action="store_true",
+                         help="the names two by two are fixed partners (movement 'pairs')")
+    players.add_argument("names", nargs="+", metavar="NAME")
+    players.set_defaults(run=_register_players)
+    round_parser = sub.add_parser("round", help="start the next round (seats everyone)")
+    round_parser.add_argument("--director", required=True, metavar="URL")
+    round_parser.add_argument("--hands", type=int, default=8, metavar="N",
+                              help="a round of N hands (default 8)")
+    round_parser.add_argument("--target", type=int, metavar="N",
+                              help="instead: a game to N points")
+    round_parser.add_argument("--rules", metavar="SETTINGS",
+                              help='house rules, e.g. "stick-the-dealer=off"')
+    round_parser.add_argument("--movement",
+                              choices=("progressive", "by-result", "north-stays", "pairs"),
+                              default="progressive",
+                              help="partners rotating, with byes (default); winners up, "
+                              "losers down; North stays, the others move by a chart; or fixed "
+                              "pairs (register --pairs) meeting each pair in turn")
+    round_parser.set_defaults(run=_round)
+    export = sub.add_parser("export", help="the standings CSV and every table's log, as files")
+    export.add_argument("--director", required=True, metavar="URL")
+    export.add_argument("--out", required=True, metavar="DIR")
+    export.set_defaults(run=_export)
+    box = sub.add_parser("box", help="one headless emulated box (for rehearsals and tests)")
+    _broker_options(box)
+    box.add_argument("--table", type=int, required=True, metavar="N")
+    box.add_argument("--state-dir", required=True, metavar="DIR")
+    box.add_argument("--autoplay", action="store_true",
+                     help="play random legal entries until each round is over")
+    box.add_argument("--seed", type=int, default=1, metavar="N")
+    box.add_argument("--pace", type=float, default=0.2, metavar="S",
+                     help="seconds between autoplayed entries (default 0.2)")
+    box.add_argument("--resend", type=float, default=5.0, metavar="S",
+                     help="seconds without an ack before sending again (default 5)")
+    box.add_argument("--trace", metavar="FILE",
+                     help="append 'table round seq unix-time' for each round line journalled "
+                     "(for bench/club_bench.py)")
+    box.set_defaults(run=_box)
+    simulate = sub.add_parser("simulate", help="a whole emulated night: director and boxes")
+    _broker_options(simulate)
+    simulate.add_argument("--tables", type=int, default=4, metavar="N")
+    simulate.add_argument("--rounds", type=int, default=2, metavar="R")
+    simulate.add_argument("--hands", type=int, default=8, metavar="N",
+                          help="hands a round (default 8)")
+    simulate.add_argument("--pace", type=float, default=0.05, metavar="S",
+                          help="seconds between a box's entries (default 0.05)")
+    simulate.add_argument("--seed", type=int, default=1, metavar="N")
+    simulate.add_argument("--timeout", type=float, default=600, metavar="S",
+                          help="seconds a round may take (default 600)")
+    simulate.add_argument("--workdir", metavar="DIR",
+                          help="where the director and boxes keep their state (default: temp)")
+    simulate.set_defaults(run=_simulate)

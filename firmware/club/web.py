@@ -1,0 +1,137 @@
+"""The director's web side (Starlette, served by uvicorn): the live standings
+page for the projector and the director's small HTTP API.
+
+==============================  ==========================================================
+``GET /``                       the page (large type, no CDN: ``/static/`` is ours)
+``GET /events``                 server-sent events: the whole board as JSON on every change
+``GET /standings.json``         the standings, exactly the documented schema
+``GET /board.json``             everything the page shows (euchres, states, problems too)
+``GET /standings.csv``          the standings as CSV
+``GET /logs``                   the table logs kept: ``[{"round", "table", "url"}]``
+``GET /logs/{round}/{table}``   one table's round as its box journalled it
+``POST /players``               ``{"name": "Anna"}``: register (409 with the reason if taken);
+                                ``{"name": "Anna", "partner": "Bo"}``: a fixed pair
+``POST /rounds``                ``{"hands": 8}`` or ``{"target": 10}``, optional ``"rules"``
+                                (``["target=11", ...]`` house rules) and ``"movement"``
+                                (``"progressive"``, ``"by-result"``, ``"north-stays"``,
+                                ``"pairs"``): start the next round
+==============================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from euchre_core import Rules, RulesError
+
+from .director import Director, DirectorError, standings_json
+from .protocol import MessageError, RoundFormat
+
+STATIC = Path(__file__).with_name("static")
+PUSH_POLL_S = 0.1
+"""How often an open page's stream looks for a change (seconds)."""
+
+
+def build_app(director: Director) -> Starlette:
+    """The Starlette app over ``director``."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    async def standings(request: Request) -> Response:
+        return JSONResponse(standings_json(director.board()))
+
+    async def board(request: Request) -> Response:
+        return JSONResponse(director.board())
+
+    async def standings_csv(request: Request) -> Response:
+        return PlainTextResponse(director.standings_csv(), media_type="text/csv")
+
+    async def logs(request: Request) -> Response:
+        return JSONResponse([{"round": r, "table": t, "url": f"/logs/{r}/{t}"}
+                             for (r, t) in director.table_logs()])
+
+    async def one_log(request: Request) -> Response:
+        key = (int(request.path_params["round"]), int(request.path_params["table"]))
+        text = director.table_logs().get(key)
+        if text is None:
+            return JSONResponse({"error": f"no log for round {key[0]}, table {key[1]}"},
+                                status_code=404)
+        return PlainTextResponse(text)
+
+    async def register(request: Request) -> Response:
+        data = await _json(request)
+        name = data.get("name") if isinstance(data, dict) else None
+        partner = data.get("partner") if isinstance(data, dict) else None
+        if not isinstance(name, str) or not isinstance(partner, (str, type(None))):
+            return JSONResponse({"error": "send {\"name\": \"...\"} (and \"partner\": "
+                                 "\"...\" for a fixed pair)"}, status_code=400)
+        try:
+            if partner is None:
+                director.register(name)
+            else:
+                director.register_pair(name, partner)
+        except DirectorError as error:
+            return JSONResponse({"error": str(error)}, status_code=409)
+        return JSONResponse({"ok": True, "players": director.players()})
+
+    async def start_round(request: Request) -> Response:
+        data = await _json(request)
+        if not isinstance(data, dict):
+            return JSONResponse({"error": "send {\"hands\": N} or {\"target\": N}"},
+                                status_code=400)
+        tokens = data.pop("rules", [])
+        movement = data.pop("movement", "progressive")
+        try:
+            round_format = RoundFormat.from_json(data or {"hands": 8})
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                raise MessageError("'rules': a list of key=value settings")
+            rules = Rules.from_tokens(tokens)
+            assignment = director.start_round(round_format, rules, movement=str(movement))
+        except (MessageError, RulesError, DirectorError) as error:
+            return JSONResponse({"error": str(error)}, status_code=409)
+        return Response(assignment.encode(), media_type="application/json")
+
+    async def events(request: Request) -> Response:
+        from sse_starlette.sse import EventSourceResponse
+
+        async def stream() -> AsyncIterator[dict[str, str]]:
+            seen = -1
+            while not await request.is_disconnected():
+                if director.version != seen:
+                    seen = director.version
+                    yield {"event": "board", "data": json.dumps(director.board(),
+                                                                ensure_ascii=False)}
+                await asyncio.sleep(PUSH_POLL_S)
+
+        return EventSourceResponse(stream(), ping=15)
+
+    return Starlette(routes=[
+        Route("/", page),
+        Route("/standings.json", standings),
+        Route("/board.json", board),
+        Route("/standings.csv", standings_csv),
+        Route("/logs", logs),
+        Route("/logs/{round:int}/{table:int}", one_log),
+        Route("/players", register, methods=["POST"]),
+        Route("/rounds", start_round, methods=["POST"]),
+        Route("/events", events),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ])
+
+
+async def _json(request: Request) -> Any:
+    try:
+        return await request.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
