@@ -15,8 +15,8 @@ from drivers.display import CONTROLLERS
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
 from .buttons import BUTTONS, SEAT_BUTTONS, Layout
-from .fonts import screen_name_problem
 from .club.protocol import DEFAULT_EVENT
+from .fonts import screen_name_problem
 from .link.protocol import DEFAULT_BAUDRATE
 
 DEFAULT_PINS: dict[str, int] = {
