@@ -706,13 +706,16 @@ class Referee:
         if layout == "cursor" or browsing or step.menu:
             choices = tuple(Choice(o.label, o.key if layout == "seats" else "")
                             for o in step.options)
-        if step.menu:
+        if step.menu:  # the claim and set-up menus: the score stays in view, and trump
+            made = game.phase is Phase.IN_GAME and hand.trump is not None
             return View(kind="menu", title=step.question, choices=choices,
-                        cursor=self._cursor_index(step), ok_hint=ok_hint, **base)
+                        cursor=self._cursor_index(step), ok_hint=ok_hint,
+                        hand=hand.number if made else None,
+                        trump=str(hand.trump) if made else None, **base)
         in_game = game.phase is Phase.IN_GAME
         prompt = step.question
         if step.name == "game" and layout == "seats":
-            prompt += " Tap a seat, or OK: random."
+            prompt += " Tap a seat."
         selected = ""
         if self.state.seat is not None and hand.maker is None:
             selected = game.name(Seat.from_str(self.state.seat))

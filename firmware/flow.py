@@ -262,9 +262,9 @@ def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
         ]
         return Step(
             "game", "New game: who deals first?", (*options, setup), ok=Action("random"),
-            ok_words="a random first dealer",
+            ok_words="a random dealer",
             instead=_pick(layout, "tap the first dealer's seat, OK for a random one, "
-                          "ALONE to set up players and rules",
+                          "ALONE to set up the game",
                           "choose the first dealer, or set up players and rules"),
             doing="before the first deal")
     if state.mode != "new-game":
@@ -273,7 +273,7 @@ def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
                            Action("new-game", value=str(seat)), str(seat)) for seat in SEATS]
         return Step(
             "game", "New game: who deals first?", (*options, setup), ok=Action("new-game"),
-            ok_words="a new game (OK again to start it)",
+            ok_words="a new game",
             instead=_pick(layout, "tap the next dealer's seat or OK for a new game, "
                           "UNDO to take back the last entry",
                           "choose a new game, or UNDO to take back the last entry"),
@@ -398,9 +398,9 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             "trump", f"{name}{alone_word}: which trump?", tuple(options),
             ok=Action("entry", Pass(seat)) if passing else None,
             ok_words=f"{name} passes" if passing else "",
-            instead=_pick(layout, f"tap {name}'s trump suit, ALONE to go alone, UNDO to "
-                          "pick another seat", f"choose {name}'s trump suit"),
-            doing="while the trump suit is picked",
+            instead=_pick(layout, "tap a suit, ALONE to go alone, UNDO for another seat",
+                          f"choose {name}'s trump suit"),
+            doing="while trump is picked",
             start=1 if len(suits) > 2 else 0)  # amid the suits: none is likelier
     suit = Suit.from_str(state.suit)
     options = []
@@ -500,7 +500,7 @@ def _claim_step(legal: list[Entry], layout: Layout) -> Step:
         Option(f"Makers took {entry.count}", Action("entry", entry), MENU_KEYS[index])
         for index, entry in enumerate(counts)
     )
-    return Step("claim", "Claim: the makers took", options, menu=True,
+    return Step("claim", "Makers took", options, menu=True,
                 instead=_pick(layout, "tap the button by the count, or UNDO to go back",
                               "choose the count"),
                 doing="in the claim menu", start=max(len(options) - 1, 0))

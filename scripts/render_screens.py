@@ -12,13 +12,6 @@ really shows is captured: the same code the box runs.  ``docs/screens/NAME.png``
 is each frame 4x, nearest neighbour, tinted like a white-on-black OLED, with
 a contact sheet ``all.png``; ``tests/firmware/golden/NAME.png`` is the 1-bit
 frame that ``tests/firmware/test_fw_screens.py`` compares with.
-
-Views the app does not yet fill: while no scene's view carries any of the
-fields ``ok_hint``, ``bidding``, ``last_hand``, ``house_rules``,
-``lone_defender`` (an app from before they were added), the scenes fill them
-from the referee's game so the pictures show the layouts; and the rules and
-hands pages are built from the game the same way.  As soon as the app fills
-them, its own views are used untouched.
 """
 
 from __future__ import annotations
@@ -39,12 +32,11 @@ sys.path.insert(0, str(REPO / "tests"))  # the tests' one FakeClock, and the han
 from support.clock import FakeClock  # noqa: E402
 from support.screen_views import HAND_BUILT  # noqa: E402
 
-from euchre_core import Phase, Rules, Seat, Team  # noqa: E402
+from euchre_core import Rules, Seat  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
 from firmware.screens import HEIGHT, WIDTH, render  # noqa: E402
 from firmware.store import Store  # noqa: E402
-from firmware.summary import describe_result  # noqa: E402
 from firmware.view import View  # noqa: E402
 
 DOCS_DIR = REPO / "docs" / "screens"
@@ -55,7 +47,6 @@ REGENERATE = "python scripts/render_screens.py --golden"
 """The one command that redraws both (the golden test names it when it fails)."""
 
 NAMES = {Seat.N: "Ragnar", Seat.E: "Sigríður", Seat.S: "Anna", Seat.W: "Þórhildur"}
-NEW_FIELDS = ("ok_hint", "bidding", "last_hand", "house_rules", "lone_defender")
 
 
 @contextmanager
@@ -80,78 +71,14 @@ def press(app: Referee, clock: FakeClock, *buttons: str) -> None:
         app.press(button)
 
 
-def _bidding_words(app: Referee) -> str:
-    hand = app.game.hand
-    parts = [f"Round {1 if hand.passes < 4 else 2}"]
-    if hand.passes:
-        passed = [app.game.name(seat) for seat in _passed(app)]
-        parts.append("passed: " + ", ".join(passed))
-    if hand.upcard_suit is not None:
-        turned = hand.passes >= 4
-        parts.append(f"{hand.upcard_suit.symbol} " + ("turned down" if turned else "up"))
-    return " · ".join(parts)
-
-
-def _passed(app: Referee) -> list[Seat]:
-    hand = app.game.hand
-    seat = hand.dealer.left
-    seats = []
-    for _ in range(hand.passes % 4 if hand.passes < 4 else hand.passes - 4):
-        seats.append(seat)
-        seat = seat.left
-    return seats
-
-
-def stand_ins(app: Referee, view: View) -> View:
-    """The new fields filled from the referee's game, for an app that leaves them empty."""
-    game = app.game
-    if game.phase is not Phase.IN_GAME:
-        return view
-    hand = game.hand
-    if view.kind == "menu" and hand.trump is not None:  # a claim: the score and trump in view
-        return replace(view, hand=hand.number, trump=str(hand.trump))
-    if view.kind != "table":
-        return view
-    hint = app.step().hint
-    ok = next((part.strip() for part in hint.split(";") if part.strip().startswith("OK")), "")
-    last = ""
-    if game.results and hand.maker is None and not hand.passes:
-        result = game.results[-1]
-        last = "Last hand: " + ", ".join(describe_result(game, result))
-    return replace(
-        view,
-        ok_hint=ok,
-        bidding=_bidding_words(app) if hand.maker is None else "",
-        last_hand=last,
-        house_rules=bool(game.rules.to_tokens()),
-        lone_defender=game.name(hand.lone_defender) if hand.lone_defender else None,
-    )
-
-
-def rules_page(app: Referee) -> View:
-    """The rules page as the app shows it (built from the game until it does)."""
-    lines = tuple(app.game.rules.describe()) or ("Standard rules",)
-    return View(kind="rules", title="House rules", lines=lines,
-                score_ns=app.game.score[Team.NS], score_ew=app.game.score[Team.EW])
-
-
-def hands_page(app: Referee) -> View:
-    """The last hand and the hands so far (built from the game until the app shows it)."""
-    game = app.game
-    lines = tuple(f"{result.number}: " + ", ".join(describe_result(game, result))
-                  for result in reversed(game.results))
-    return View(kind="hands", title="Hands so far", lines=lines or ("No hand played yet",))
-
-
-Shot = tuple[View, View]
-"""A view the app showed, and the same with the stand-ins filled."""
+Shot = View
+"""A view the app showed."""
 Scene = Callable[[], dict[str, Shot]]
 
 
-def shot(app: Referee, view: View | None = None) -> Shot:
-    """What the app shows now (or ``view``), raw and with the stand-ins."""
-    view = app.view() if view is None else view
-    return view, stand_ins(app, view)
+def shot(app: Referee) -> Shot:
+    """What the app shows now."""
+    return app.view()
 
 
 def seats_game() -> dict[str, Shot]:
@@ -178,9 +105,10 @@ def seats_game() -> dict[str, Shot]:
         shots["result"] = shot(app)
         press(app, clock, "HELP")
         shots["help_seats"] = shot(app)
-        press(app, clock, "HELP")
+        press(app, clock, "OK", "OK")  # from help: the rules page, then the hands so far
+        shots["hands_page"] = shot(app)
+        press(app, clock, "OK")  # and back to the table
         shots["last_hand"] = shot(app)
-        shots["hands_page"] = shot(app, hands_page(app))
         # round 2: everyone passes the upcard, then two more pass
         press(app, clock, "SPADES")
         for _ in range(4):
@@ -208,7 +136,8 @@ def house_rules_game() -> dict[str, Shot]:
         press(app, clock, "N", "S", "DIAMONDS", "ALONE", "OK")  # N deals; Anna alone
         press(app, clock, "W")  # Þórhildur defends alone
         shots["lone_defender"] = shot(app)
-        shots["rules_page"] = shot(app, rules_page(app))
+        press(app, clock, "HELP", "OK")  # help, then the rules page
+        shots["rules_page"] = shot(app)
     return shots
 
 
@@ -238,19 +167,12 @@ def journal_moved_aside() -> dict[str, Shot]:
 SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, journal_moved_aside)
 
 
-def app_fills_new_fields(views: list[View]) -> bool:
-    """Whether the app itself fills any of :data:`NEW_FIELDS` in these views."""
-    blank = View()
-    return any(getattr(view, name) != getattr(blank, name) for view in views for name in NEW_FIELDS)
-
-
 def scene_views() -> dict[str, View]:
     """Every scene's views by name (the flags cleared: they depend on the link)."""
     shots: dict[str, Shot] = {}
     for scene in SCENES:
         shots.update(scene())
-    raw = app_fills_new_fields([view for view, _ in shots.values()])
-    return {name: replace(pair[0] if raw else pair[1], flags=()) for name, pair in shots.items()}
+    return {name: replace(view, flags=()) for name, view in shots.items()}
 
 
 # --------------------------------------------------------------------------- pictures

@@ -97,19 +97,19 @@ def test_stick_the_dealer_pass_says_why(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, "W HEARTS N OK E OK S OK W OK N OK E OK S OK W")  # Anna (dealer) selected
     before = snapshot(referee)
-    assert referee.view().ok_hint == "OK does nothing while the trump suit is picked"
+    assert referee.view().ok_hint == "OK does nothing while trump is picked"
     referee.press("OK")  # Anna may not pass: refused
     assert_unchanged_but_the_call_cleared(referee, before)
     assert referee.view().message == (
-        "OK does nothing while the trump suit is picked: tap Anna's trump suit, ALONE to go "
-        "alone, UNDO to pick another seat")
+        "OK does nothing while trump is picked: tap a suit, ALONE to go alone, UNDO for another "
+        "seat")
 
 
 def test_out_of_turn_first_pass_says_why(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, "W HEARTS E")  # Ragnar bids first; Sigríður selected
     before = snapshot(referee)
-    assert referee.view().ok_hint == "OK does nothing while the trump suit is picked"
+    assert referee.view().ok_hint == "OK does nothing while trump is picked"
     referee.press("OK")  # Sigríður may not pass: refused
     assert_unchanged_but_the_call_cleared(referee, before)
     assert referee.view().ok_hint == "OK: Ragnar passes"  # the selection is gone
@@ -182,7 +182,7 @@ def test_claim_menu_offers_only_counts_in_range(tmp_path: Path) -> None:
     referee = make(tmp_path)
     setup(referee, LONE_MAKER + " S S OK")  # makers have 2, 3 to play: claim menu
     view = referee.view()
-    assert (view.kind, view.title) == ("menu", "Claim: the makers took")
+    assert (view.kind, view.title) == ("menu", "Makers took")
     assert [(c.label, c.key) for c in view.choices] == [
         ("Makers took 2", "N"), ("Makers took 3", "E"), ("Makers took 4", "S"),
         ("Makers took 5", "W")]

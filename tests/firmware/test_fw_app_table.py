@@ -170,7 +170,7 @@ def test_every_step_says_what_ok_does(table: Any) -> None:
         said.append(referee.view().ok_hint)
         t.tap(name)
     assert said == [
-        "OK: a random first dealer",  # before W
+        "OK: a random dealer",  # before W
         "OK: Ragnar passes",  # before the upcard
         "OK: Ragnar passes",
         "OK: Ragnar passes",  # Ragnar picked
@@ -472,6 +472,7 @@ def test_set_up_offers_names_the_box_has_kept(tmp_path: Path) -> None:
     assert referee.config.names[Seat.W] == "Zoë"
     assert referee.store.settings()["players"].endswith("W=Zoë")
     assert FlowState.loads(referee.store.flow(referee.game_id)).mode == "setup-names"
+    referee.store.close()  # the box is switched off: one referee per state directory
     referee = Referee(Config(state_dir=tmp_path), Store(tmp_path),
                       renderer=lambda view: view, clock=clock)
     assert referee.config.names[Seat.W] == "Zoë"  # kept across a restart
