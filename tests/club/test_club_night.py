@@ -110,7 +110,7 @@ def journal_standings(box_dirs: list[Path], hands: int) -> dict[str, tuple[int, 
     loners: Counter[str] = Counter()
     for box_dir in box_dirs:
         rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
-        store = Store(box_dir)
+        store = Store(box_dir, readonly=True)
         try:
             for game_id in rounds:
                 result = replay(store.export(int(game_id)))
@@ -137,7 +137,7 @@ def hands_in_round(box_dir: Path, round_number: int) -> int:
     """Hands the box's journal holds for a round (read while the box is dead)."""
     rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
     game_id = next(int(g) for g, r in rounds.items() if r == round_number)
-    store = Store(box_dir)
+    store = Store(box_dir, readonly=True)
     try:
         return store.load(game_id).hands_played
     finally:
@@ -176,7 +176,7 @@ def test_eight_tables_four_rounds_with_a_killed_box_and_a_restarted_broker(
         for table in range(1, 9):  # the director keeps exactly each box's journal
             box_dir = night.box_dir(table)
             rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
-            store = Store(box_dir)
+            store = Store(box_dir, readonly=True)
             try:
                 for game_id, round_number in rounds.items():
                     expected = store.journal_text(int(game_id))

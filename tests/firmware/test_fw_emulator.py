@@ -351,7 +351,7 @@ def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
         child.expect_exact("» New game: who deals first?")
         steps = [
             ("n", "Hand 1: Ragnar deals, Sigríður leads"),
-            ("H", "Upcard ♥"),
+            ("H", "Round 1 · ♥ up"),
             ("s", "» South: which trump?"),
             ("H", "» South makes ♥. OK?"),
             ("\r", "» Trick 1: who won?"),

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.clock import FakeClock
 from support.crash_child import Model, open_referee, setup_lines, stored_games
 from support.journal_kit import (
     CHILD,
@@ -64,14 +65,6 @@ EXAMPLE = ["game dealer=N", "upcard 9H", "order E alone", "trick E", "trick S", 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, capture_output=True, text=True, check=False)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def enter_until_refused(referee: Referee, rng: random.Random, limit: int
@@ -128,7 +121,7 @@ def fill(directory: Path) -> Path:
 
 def test_a_full_card_refuses_the_entry_in_words_and_recovers(card: Path) -> None:
     state = card / "state"
-    clock = Clock()
+    clock = FakeClock()
     referee = open_referee(state, clock=clock)
     rng = random.Random(1)
     before, reason = enter_until_refused(referee, rng, 5)
@@ -138,13 +131,14 @@ def test_a_full_card_refuses_the_entry_in_words_and_recovers(card: Path) -> None
     assert reason == FULL
     assert referee.view().message == FULL and referee.view().message_is_error
     assert f"journal writes failing: {FULL}" in referee.notices()
+    clock.advance(referee.config.result_s)  # a hand's result, if one is showing, has gone
     referee.press("UNDO")  # still running: every press is answered, none crashes
     assert referee.view().message == FULL
     kept = referee.store.lines(referee.game_id)
     assert kept[len(kept) - len(before + acked):] == before + acked  # nothing refused kept
     assert referee.retry_journal() is False  # too soon, and still full
     filler.unlink()
-    clock.now += Referee.JOURNAL_PROBE_S
+    clock.advance(Referee.JOURNAL_PROBE_S)
     assert referee.retry_journal() is True  # the fault is gone: it says so
     assert referee.notices() == [] and referee.journal_fault is None
     more, reason = enter_until_refused(referee, rng, 3)
@@ -214,7 +208,7 @@ def test_a_card_gone_read_only_refuses_the_entry_and_keeps_running(
         ext4_card: tuple[Path, Any]) -> None:
     card, (go_read_only, replace_card) = ext4_card
     state = card / "state"
-    clock = Clock()
+    clock = FakeClock()
     referee = open_referee(state, clock=clock)
     rng = random.Random(2)
     before, _ = enter_until_refused(referee, rng, 6)
@@ -225,7 +219,7 @@ def test_a_card_gone_read_only_refuses_the_entry_and_keeps_running(
     referee.press("UNDO")  # refused in words, no crash
     assert referee.view().message == READ_ONLY
     assert referee.notices() == [f"journal writes failing: {READ_ONLY}"]
-    clock.now += Referee.JOURNAL_PROBE_S
+    clock.advance(Referee.JOURNAL_PROBE_S)
     assert referee.retry_journal() is False  # it tries again, and it is still read-only
     referee.store.close()
     replace_card()

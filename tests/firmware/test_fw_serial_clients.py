@@ -100,7 +100,7 @@ def test_another_process_on_the_port_never_steals_an_answer(
             line = "game dealer=N" if round_ % 2 == 0 else "undo"
             code, out, err = cli(capsys, "enter", "--port", device.path, *line.split())
             expected = ("game dealer=N (next: the call: who made trump, which suit, alone?)"
-                        if line != "undo" else "undone: game dealer=N")
+                        if line != "undo" else "Undone: the new game (Ragnar to deal)")
             assert (code, out, err) == (0, expected + "\n", ""), round_
             entered += 1
             assert len(device.journal()) == 1 + entered  # exit 0 exactly when durable
