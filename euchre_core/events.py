@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -26,11 +27,30 @@ class Event:
         raise NotImplementedError
 
 
+NAME_LIMIT: Final = 40
+"""The longest player name, in characters."""
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name, or None when it can: the one rule
+    for names (1 to 40 printable characters, not only spaces; any script)."""
+    if not name.strip() or len(name) > NAME_LIMIT or not name.isprintable():
+        return f"a name must be 1 to {NAME_LIMIT} printable characters"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Players(Event):
     """``players N=Ragnar E=Sigríður``: names for some or all seats."""
 
     names: tuple[tuple[Seat, str], ...]
+
+    @classmethod
+    def from_names(cls, names: Mapping[Seat, str]) -> Players:
+        """The event naming all four seats, N E S W, from ``names`` (every seat
+        must be in it): ``Players.from_names(DEFAULT_NAMES).line()`` is
+        ``players N=Ragnar E=Sigríður S=South W=Anna``."""
+        return cls(tuple((seat, names[seat]) for seat in SEATS))
 
     def line(self) -> str:
         return "players " + " ".join(f"{seat}={quote(name)}" for seat, name in self.names)
@@ -345,8 +365,10 @@ def _parse_players(args: list[str]) -> Players:
         seat = _seat(key)
         if seat in names:
             raise LogSyntaxError(f"players: seat {seat} named twice")
-        if not name.strip() or len(name) > 40 or not name.isprintable():
-            raise LogSyntaxError(f"players: {seat}'s name must be 1 to 40 printable characters")
+        if name_problem(name) is not None:
+            raise LogSyntaxError(
+                f"players: {seat}'s name must be 1 to {NAME_LIMIT} printable characters"
+            )
         names[seat] = name
     return Players(tuple(names.items()))
 
