@@ -15,6 +15,7 @@ lines are parsed and memoises the answer.  Deal lines are read by
 
 from __future__ import annotations
 
+from _thread import allocate_lock
 from typing import Final
 
 from .cards import DECK, SEATS, Card, Suit, Team
@@ -127,6 +128,7 @@ for _code, _event in enumerate(EVENTS):
     elif isinstance(_event, Trick):
         TRICK_SEAT_OF[_code] = SEAT_INDEX[_event.seat]
 
+_GROWING: Final = allocate_lock()
 MEMO_LIMIT: Final = 100_000
 """Lines memoised beyond the canonical ones (a bound for a long-running device)."""
 
@@ -144,6 +146,20 @@ def parse_stripped(text: str) -> Event | None:
 class _Codes(dict[str, int]):
     """Line text to line code; a spelling not seen yet is worked out from its text."""
 
+    def _new_check(self, event: Event) -> int:
+        """A code of its own for a check line (``score NS=12 EW=3``), once."""
+        with _GROWING:  # the tables grow together, one thread at a time
+            code = self.get(event.line())
+            if code is None:
+                code = len(EVENTS)
+                EVENTS.append(event)
+                KIND.append(CHECK)
+                for table in _ALL_TABLES:
+                    table.append(_NONE)
+                ALONE_OF.append(False)
+                self[event.line()] = code
+            return code
+
     def __missing__(self, raw: str) -> int:
         if raw[:5] == "deal ":
             return DEAL_CODE  # every deal line differs: read by read_deal, not memoised
@@ -159,13 +175,7 @@ class _Codes(dict[str, int]):
             else:
                 code = self.get(event.line(), SLOW_CODE)
                 if code == SLOW_CODE and type(event) in (ScoreCheck, WinnerCheck):
-                    code = len(EVENTS)  # a check line gets its own code
-                    EVENTS.append(event)
-                    KIND.append(CHECK)
-                    for table in _ALL_TABLES:
-                        table.append(_NONE)
-                    ALONE_OF.append(False)
-                    self[event.line()] = code
+                    code = self._new_check(event)
         if len(self) < MEMO_LIMIT:
             self[raw] = code
         return code
@@ -175,8 +185,9 @@ _ALL_TABLES: Final = (
     UPCARD_CARD_OF, UPCARD_SUIT_OF, PASS_SEAT_OF, BID_SEAT_OF, BID_SUIT_OF, BID_ROUND_OF,
     DISCARD_CARD_OF, TRICK_SEAT_OF,
 )
-CODES: Final = _Codes({line: code for code, event in enumerate(EVENTS) if event is not None
-                       for line in (event.line(),)})
+CODES: Final = _Codes(
+    {event.line(): code for code, event in enumerate(EVENTS) if event is not None}
+)
 """Line text to line code: canonical lines at import, every other spelling memoised."""
 
 
