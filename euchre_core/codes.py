@@ -16,6 +16,8 @@ lines are parsed and memoises the answer.  Deal lines are read by
 from __future__ import annotations
 
 from _thread import allocate_lock
+from struct import Struct
+from struct import error as StructError
 from typing import Final
 
 from .cards import DECK, SEATS, Card, Suit, Team
@@ -193,13 +195,23 @@ CODES: Final = _Codes(
 
 # --- deal lines ----------------------------------------------------------------
 
-_PAIRS: Final[dict[str, tuple[int, tuple[Card, ...]]]] = {
-    f"{a},{b},": (1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b))
+_Cards = tuple[int, tuple[Card, ...]]
+"""Some cards of one hand, as lane bits (lane 0) and as cards."""
+_DEAL_FIELDS: Final = Struct("13s6s2s" + "9s6s2s" * 3)
+"""The canonical deal line, 72 bytes, cut in twelve: per seat its head and first
+two cards (``deal N=9S,TS,``, `` E=9S,TS,``), two more cards, the last card."""
+_HEADS: Final[dict[bytes, _Cards]] = {
+    f"{'deal N' if seat is SEATS[0] else f' {seat}'}={a},{b},".encode(): (
+        1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b)
+    )
+    for seat in SEATS for a in DECK for b in DECK if a is not b
+}
+_PAIRS: Final[dict[bytes, _Cards]] = {
+    f"{a},{b},".encode(): (1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b))
     for a in DECK for b in DECK if a is not b
 }
-"""Two cards of a hand and the comma after each, as lane bits and cards."""
-_ONES: Final[dict[str, tuple[int, tuple[Card, ...]]]] = {
-    str(card): (1 << CARD_INDEX[card], (card,)) for card in DECK
+_ONES: Final[dict[bytes, _Cards]] = {
+    str(card).encode(): (1 << CARD_INDEX[card], (card,)) for card in DECK
 }
 
 
@@ -207,18 +219,16 @@ def read_deal(line: str) -> tuple[Deal, int] | None:
     """A deal line in the writer's exact form, as its event and the hands int
     (:mod:`euchre_core.play`); None for any other line, or one dealing a card twice
     (those go through the parser, which says what is wrong)."""
-    if (
-        len(line) != 72 or line[:7] != "deal N=" or line[21:24] != " E="
-        or line[38:41] != " S=" or line[55:58] != " W="
-    ):
+    if len(line) != 72:
         return None
-    pairs, ones = _PAIRS, _ONES
+    heads, pairs, ones = _HEADS, _PAIRS, _ONES
     try:
-        n1, n2, n3 = pairs[line[7:13]], pairs[line[13:19]], ones[line[19:21]]
-        e1, e2, e3 = pairs[line[24:30]], pairs[line[30:36]], ones[line[36:38]]
-        s1, s2, s3 = pairs[line[41:47]], pairs[line[47:53]], ones[line[53:55]]
-        w1, w2, w3 = pairs[line[58:64]], pairs[line[64:70]], ones[line[70:72]]
-    except KeyError:
+        f = _DEAL_FIELDS.unpack(line.encode())
+        n1, n2, n3 = heads[f[0]], pairs[f[1]], ones[f[2]]
+        e1, e2, e3 = heads[f[3]], pairs[f[4]], ones[f[5]]
+        s1, s2, s3 = heads[f[6]], pairs[f[7]], ones[f[8]]
+        w1, w2, w3 = heads[f[9]], pairs[f[10]], ones[f[11]]
+    except (KeyError, StructError):  # another form (non-ASCII text is longer: StructError)
         return None
     north, east = n1[0] | n2[0] | n3[0], e1[0] | e2[0] | e3[0]
     south, west = s1[0] | s2[0] | s3[0], w1[0] | w2[0] | w3[0]
