@@ -168,6 +168,15 @@ _NEXT_SEAT: Final = {
 }
 """``_NEXT_SEAT[sitting_out]``: the next active seat, for every set of seats sitting out."""
 _ORDERS: Final = {out: _play.turn_orders(table) for out, table in _NEXT_SEAT.items()}
+_ALL_IN: Final = _NEXT_SEAT[frozenset()]
+_ALL_IN_ORDERS: Final = _ORDERS[frozenset()]
+_ALL_PLAY: Final[tuple[tuple[Seat, ...], dict[Seat, Seat], Any]] = ((), _ALL_IN, _ALL_IN_ORDERS)
+_LONE: Final = {
+    maker: ((maker.partner,), _NEXT_SEAT[frozenset((maker.partner,))],
+            _ORDERS[frozenset((maker.partner,))])
+    for maker in SEATS
+}
+"""Per lone maker: the seats sitting out, the next seat table and the turn orders."""
 
 
 def _first_leader(
@@ -211,7 +220,7 @@ def _read_bid(
         return None
     alone = _c.ALONE_OF[code]
     maker = SEATS[seat]
-    if rules.canadian_loner and bid_round == 1 and maker is dealer.partner and not alone:
+    if rules.canadian_loner and bid_round == 1 and maker is _LEFT[_LEFT[dealer]] and not alone:
         return None
     return index + passes + 1, maker, _play.SUITS[suit], bid_round, alone, passes
 
@@ -252,13 +261,13 @@ class Hand:
         self.tricks: list[Seat] = []
         self.trick: list[Play] = []
         """The plays of the trick under way."""
-        self.leader = dealer.left
+        self.leader = _LEFT[dealer]
         self.played: dict[Card, tuple[int, Seat]] = {}
         self.showed_out: dict[tuple[Seat, Suit], int] = {}
         self.by_winner = False
         self.card_level = False
         """True once the hand has a deal or a play: tricks come from the plays."""
-        self.next_seat: dict[Seat, Seat] = _NEXT_SEAT[frozenset()]
+        self.next_seat: dict[Seat, Seat] = _ALL_IN
         """The next seat clockwise that takes part in the hand."""
         self.trick_size = 4
         """Cards in a trick: 4, or fewer when seats sit out."""
@@ -266,7 +275,7 @@ class Hand:
         """Who plays the next card (the leader, then clockwise past sitting-out seats)."""
         self.led: Suit | None = None
         """The effective suit led in the current trick."""
-        self.orders = _ORDERS[frozenset()]
+        self.orders = _ALL_IN_ORDERS
         """Per leader, the seats of a trick in playing order (``play.turn_orders``)."""
         self.playable = False
         """True while a ``play`` may come: trump made, no discard owed, not by winner."""
@@ -607,15 +616,15 @@ class Game:
                 index += 1
         except IndexError:  # the hand's lines end early
             return False
-        out = frozenset((maker.partner,)) if alone else frozenset()
+        out, next_seat, orders = _LONE[maker] if alone else _ALL_PLAY
         size = 4 - len(out)
         if index != len(codes) or len(plays) != 5 * size:
             return False
-        leader = _first_leader(self.rules, hand.dealer, maker, alone, None, _NEXT_SEAT[out])
+        leader = _first_leader(self.rules, hand.dealer, maker, alone, None, next_seat)
         t = _SUIT_INDEX[trump]
         done = _play.trick_block(size, 5)(
             held, _SEAT_INDEX[leader], plays,
-            _play.EFFECTIVE[t], _play.FOLLOW[t], _play.RANK_KEY[t], _ORDERS[out],
+            _play.EFFECTIVE[t], _play.FOLLOW[t], _play.RANK_KEY[t], orders,
         )
         if done is None:
             return False
@@ -631,7 +640,7 @@ class Game:
         hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
         hand.call_index = hand.start + 3 + passes
         if alone:
-            hand.set_sitting_out(tuple(out))
+            hand.set_sitting_out(out)
         if discard >= 0:
             hand.discarded = DECK[discard]
         hand.tricks = won = list(map(SEATS.__getitem__, winners))
