@@ -18,14 +18,15 @@ from .cards import (
     is_left_bower,
     trick_winner,
 )
-from .events import Event, LogSyntaxError, parse_event
-from .game import DEFAULT_NAMES, Game, HandResult, IllegalEntry, Phase
+from .events import Event, LogSyntaxError, Players, name_problem, parse_event
+from .game import DEFAULT_NAMES, Game, HandResult, IllegalEntry, Phase, score_hand
 from .log import LogError, Replay, checksum, replay, write_log
 from .rules import RULE_KEYS, Rules, RulesError
 
 __all__ = [
     "DECK", "SEATS", "Card", "Rank", "Seat", "Suit", "Team", "card_power", "effective_suit",
-    "is_left_bower", "trick_winner", "Event", "LogSyntaxError", "parse_event",
-    "DEFAULT_NAMES", "Game", "HandResult", "IllegalEntry", "Phase", "LogError", "Replay",
+    "is_left_bower", "trick_winner", "Event", "LogSyntaxError", "Players", "name_problem",
+    "parse_event", "DEFAULT_NAMES", "Game", "HandResult", "IllegalEntry", "Phase", "score_hand",
+    "LogError", "Replay",
     "checksum", "replay", "write_log", "RULE_KEYS", "Rules", "RulesError",
 ]

@@ -284,13 +284,7 @@ def card_power(card: Card, trump: Suit, led: Suit) -> int:
 SUIT_OF: Final[dict[Suit, dict[Card, Suit]]] = {
     trump: {card: effective_suit(card, trump) for card in DECK} for trump in Suit
 }
-"""``SUIT_OF[trump][card]``: :func:`effective_suit`, memoised for the replay's hot path."""
-
-CARDS_OF: Final[dict[Suit, dict[Suit, frozenset[Card]]]] = {
-    trump: {suit: frozenset(card for card in DECK if SUIT_OF[trump][card] is suit) for suit in Suit}
-    for trump in Suit
-}
-"""``CARDS_OF[trump][suit]``: the cards whose effective suit is ``suit``."""
+"""``SUIT_OF[trump][card]``: :func:`effective_suit`, memoised."""
 
 POWER: Final[dict[Suit, dict[Suit, dict[Card, int]]]] = {
     trump: {led: {card: card_power(card, trump, led) for card in DECK} for led in Suit}
@@ -303,8 +297,9 @@ def trick_winner(plays: Sequence[tuple[Seat, Card]], trump: Suit) -> Seat:
     """The seat that wins a trick; ``plays`` in the order they were played.
 
     The highest :func:`card_power` for the suit led wins.  ``Game.play_run``
-    keeps the same running best as the cards come, rather than calling this
-    once the trick is complete.
+    calls this when a trick is complete; the replay's generated trick checker
+    takes the maximum of ``euchre_core.play.RANK_KEY``, which is this same
+    ``card_power`` with the seat in its low bits (a test proves the table equal).
     """
     best_seat, first = plays[0]
     power = POWER[trump][SUIT_OF[trump][first]]

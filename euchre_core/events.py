@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -36,7 +35,9 @@ class Players(Event):
 
     @classmethod
     def from_names(cls, names: Mapping[Seat, str]) -> Players:
-        """All four seats' names, N E S W (``names`` must name every seat)."""
+        """The event naming all four seats, N E S W, from ``names`` (every seat
+        must be in it): ``Players.from_names(DEFAULT_NAMES).line()`` is
+        ``players N=Ragnar E=Sigríður S=South W=Anna``."""
         return cls(tuple((seat, names[seat]) for seat in SEATS))
 
     def line(self) -> str:
@@ -381,28 +382,6 @@ def _parse_game(args: list[str]) -> NewGame:
     if len(args) != 1 or not args[0].startswith("dealer="):
         raise LogSyntaxError(_usage("game"))
     return NewGame(_seat(args[0][7:]))
-
-
-_CARD_PATTERN: Final = "([9TJQKA][SHDC])"
-_CANONICAL_DEAL: Final = re.compile(
-    "deal " + " ".join(f"{seat}=" + ",".join([_CARD_PATTERN] * 5) for seat in "NESW")
-)
-
-
-def canonical_deal(line: str) -> Deal | None:
-    """The deal on a line in the writer's exact form, or None for any other line.
-
-    The replay's shortcut past tokenising: other deal lines (and a canonical
-    one dealing a card twice) go through :func:`parse_event`, which says what
-    is wrong with them.
-    """
-    match = _CANONICAL_DEAL.fullmatch(line) if line[:5] == "deal " else None
-    if match is None:
-        return None
-    dealt = tuple(map(CARD_BY_TEXT.__getitem__, match.groups()))
-    if len(set(dealt)) != 20:
-        return None
-    return Deal((dealt[0:5], dealt[5:10], dealt[10:15], dealt[15:20]))
 
 
 def _parse_deal(args: list[str]) -> Deal:

@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
-from .cards import CARDS_OF, DECK, POWER, SEATS, SUIT_OF, Card, Seat, Suit, Team, is_left_bower
+from . import codes as _c
+from . import play as _play
+from .cards import DECK, SEATS, Card, Seat, Suit, Team, is_left_bower, trick_winner
 from .events import (
     Call,
     Deal,
@@ -62,7 +64,21 @@ _GAME_OVER: Final = Phase.GAME_OVER
 _NS: Final = Team.NS
 _EW: Final = Team.EW
 _N, _E, _S, _W = SEATS
-_DECK_ORDER: Final = {card: index for index, card in enumerate(DECK)}
+_LANE: Final = _play.LANE
+_SEAT_INDEX: Final = _play.SEAT_INDEX
+_CARD_INDEX: Final = _play.CARD_INDEX
+_SUIT_INDEX: Final = _play.SUIT_INDEX
+_PLAY_BIT: Final[dict[Seat, dict[Card, int]]] = {
+    seat: {card: 1 << (_LANE * _SEAT_INDEX[seat] + _CARD_INDEX[card]) for card in DECK}
+    for seat in SEATS
+}
+"""``_PLAY_BIT[seat][card]``: the bit of the hands int set while ``seat`` holds ``card``."""
+_ALL_LANES: Final = tuple(
+    sum(1 << (_LANE * seat + card) for seat in range(4)) for card in range(_LANE)
+)
+"""``_ALL_LANES[card]``: the card's bit in every seat's lane."""
+NO_TRUMP_YET: Final = "no trump yet"
+"""The start of every refusal of an entry that needs trump made first."""
 # (module constants: on Python 3.11 ``Phase.IN_GAME`` costs ~180 ns a lookup)
 
 
@@ -83,6 +99,55 @@ class HandResult(NamedTuple):
     reneger: Seat | None = None
 
 
+def score_hand(
+    rules: Rules,
+    number: int,
+    dealer: Seat,
+    maker: Seat | None,
+    trump: Suit | None,
+    alone: bool = False,
+    lone_defender: Seat | None = None,
+    maker_tricks: int | None = None,
+    reneger: Seat | None = None,
+) -> HandResult:
+    """How a hand ends and who scores what: the one place scoring lives.
+
+    ``maker_tricks`` for a hand played out (or claimed), ``reneger`` for a hand
+    ended by a renege; neither for a hand thrown in (no maker).  Pure: the
+    game adds the points and decides the winner.
+    """
+    team: Team | None = None
+    points = 0
+    how = "thrown in"
+    if reneger is not None:
+        how, team = "renege", _OTHER[_TEAM_OF[reneger]]
+        against_loner = alone and maker is not None and _TEAM_OF[reneger] is not _TEAM_OF[maker]
+        points = rules.renege_vs_loner if against_loner else rules.renege_penalty
+    elif maker_tricks is not None:
+        assert maker is not None
+        makers = _TEAM_OF[maker]
+        if maker_tricks >= 3:
+            team = makers
+            if maker_tricks < 5:
+                how, points = "made", 1
+            else:
+                how, points = "march", 4 if alone else 2
+        else:
+            team, how = _OTHER[makers], "euchred"
+            points = rules.defenders_sweep if maker_tricks == 0 else 2
+            if lone_defender is not None:  # all five: the better of the two settings
+                points = rules.lone_defender_euchre if maker_tricks else max(
+                    rules.lone_defender_euchre, rules.defenders_sweep
+                )
+    return HandResult(
+        number, dealer, how, team, points, maker, trump, alone, lone_defender, maker_tricks,
+        reneger,
+    )
+
+
+_OTHER: Final = {Team.NS: Team.EW, Team.EW: Team.NS}
+_TEAM_OF: Final = {seat: seat.team for seat in SEATS}
+_LEFT: Final = {seat: seat.left for seat in SEATS}
 _SEATS_OF: Final = {team: tuple(seat for seat in SEATS if seat.team is team) for team in Team}
 
 
@@ -102,17 +167,73 @@ _NEXT_SEAT: Final = {
     for out in ((), *((seat,) for seat in SEATS), *((a, b) for a in SEATS for b in SEATS if a != b))
 }
 """``_NEXT_SEAT[sitting_out]``: the next active seat, for every set of seats sitting out."""
+_ORDERS: Final = {out: _play.turn_orders(table) for out, table in _NEXT_SEAT.items()}
+_ALL_IN: Final = _NEXT_SEAT[frozenset()]
+_ALL_IN_ORDERS: Final = _ORDERS[frozenset()]
+_ALL_PLAY: Final[tuple[tuple[Seat, ...], dict[Seat, Seat], Any]] = ((), _ALL_IN, _ALL_IN_ORDERS)
+_LONE: Final = {
+    maker: ((maker.partner,), _NEXT_SEAT[frozenset((maker.partner,))],
+            _ORDERS[frozenset((maker.partner,))])
+    for maker in SEATS
+}
+"""Per lone maker: the seats sitting out, the next seat table and the turn orders."""
+
+
+def _first_leader(
+    rules: Rules, dealer: Seat, maker: Seat, alone: bool, lone_defender: Seat | None,
+    next_seat: dict[Seat, Seat],
+) -> Seat:
+    """Who leads a hand's first trick: left of the dealer, or of a lone maker with
+    ``lone-lead=maker-left``, skipping the seats that sit out."""
+    lone = alone or lone_defender is not None
+    return next_seat[maker if lone and rules.lone_lead == "maker-left" else dealer]
+
+
+def _read_bid(
+    rules: Rules, dealer: Seat, codes: Sequence[int], index: int, up_suit: int
+) -> tuple[int, Seat, Suit, int, bool, int] | None:
+    """The replay's fast path through the bidding of a hand whose upcard's suit is
+    ``up_suit``: the passes from ``codes[index]`` in turn, then the call.
+
+    Returns the index after the call, the maker, trump, the round (1 or 2), alone
+    and the number of passes, when these are all legal by :meth:`Game._bid`'s
+    rules, else None (and the lines go to the handlers, which say why).
+    """
+    first = _SEAT_INDEX[dealer] + 1
+    pass_of = _c.PASS_SEAT_OF
+    passes = 0
+    while pass_of[codes[index + passes]] == (first + passes) % 4:
+        passes += 1
+    if passes >= 8:  # stick the dealer, or a hand thrown in
+        return None
+    code = codes[index + passes]
+    seat = _c.BID_SEAT_OF[code]
+    if seat < 0:
+        return None
+    bid_round = _c.BID_ROUND_OF[code]
+    suit = up_suit if bid_round == 1 else _c.BID_SUIT_OF[code]
+    if bid_round == 0:  # make: the upcard's suit means round 1
+        bid_round = 1 if suit == up_suit else 2
+    if bid_round == 2 and suit == up_suit:
+        return None
+    if passes and ((bid_round == 1) != (passes < 4) or seat != (first + passes) % 4):
+        return None
+    alone = _c.ALONE_OF[code]
+    maker = SEATS[seat]
+    if rules.canadian_loner and bid_round == 1 and maker is _LEFT[_LEFT[dealer]] and not alone:
+        return None
+    return index + passes + 1, maker, _play.SUITS[suit], bid_round, alone, passes
 
 
 class Hand:
     """The state of the hand being played (mutable; owned by :class:`Game`)."""
 
     __slots__ = (
-        "number", "dealer", "start", "call_index", "cards", "upcard_suit", "upcard_card", "passes",
+        "number", "dealer", "start", "call_index", "held", "upcard_suit", "upcard_card", "passes",
         "maker", "trump", "alone", "round", "lone_defender", "sitting_out",
         "discard_pending", "discarded", "tricks", "trick", "leader", "played",
         "showed_out", "by_winner", "card_level", "next_seat",
-        "trick_size", "turn", "led", "winning", "best", "playable",
+        "trick_size", "turn", "led", "orders", "playable",
     )
 
     def __init__(self, number: int, dealer: Seat, start: int) -> None:
@@ -122,8 +243,10 @@ class Hand:
         """Index in ``Game.entries`` of the hand's first entry."""
         self.call_index = -1
         """Index in ``Game.entries`` just after the call."""
-        self.cards: dict[Seat, set[Card]] | None = None
-        """Each seat's cards in a dealt hand (None when the deal is unknown)."""
+        self.held: int | None = None
+        """The cards each seat holds in a dealt hand, one int (None when the deal is
+        unknown): bit ``24 * seat + card`` is set while the seat holds the card
+        (seat and card as ints, see :mod:`euchre_core.play`)."""
         self.upcard_suit: Suit | None = None
         self.upcard_card: Card | None = None
         self.passes = 0
@@ -138,13 +261,13 @@ class Hand:
         self.tricks: list[Seat] = []
         self.trick: list[Play] = []
         """The plays of the trick under way."""
-        self.leader = dealer.left
+        self.leader = _LEFT[dealer]
         self.played: dict[Card, tuple[int, Seat]] = {}
         self.showed_out: dict[tuple[Seat, Suit], int] = {}
         self.by_winner = False
         self.card_level = False
         """True once the hand has a deal or a play: tricks come from the plays."""
-        self.next_seat: dict[Seat, Seat] = _NEXT_SEAT[frozenset()]
+        self.next_seat: dict[Seat, Seat] = _ALL_IN
         """The next seat clockwise that takes part in the hand."""
         self.trick_size = 4
         """Cards in a trick: 4, or fewer when seats sit out."""
@@ -152,17 +275,30 @@ class Hand:
         """Who plays the next card (the leader, then clockwise past sitting-out seats)."""
         self.led: Suit | None = None
         """The effective suit led in the current trick."""
-        self.winning = self.leader
-        """Who is winning the current trick so far."""
-        self.best = -1
-        """The winning card's power (:func:`card_power`) in the current trick."""
+        self.orders = _ALL_IN_ORDERS
+        """Per leader, the seats of a trick in playing order (``play.turn_orders``)."""
         self.playable = False
         """True while a ``play`` may come: trump made, no discard owed, not by winner."""
 
     def set_sitting_out(self, seats: tuple[Seat, ...]) -> None:
         self.sitting_out = seats
         self.next_seat = _NEXT_SEAT[frozenset(seats)]
+        self.orders = _ORDERS[frozenset(seats)]
         self.trick_size = 4 - len(seats)
+
+    @property
+    def cards(self) -> dict[Seat, set[Card]] | None:
+        """Each seat's cards in a dealt hand (None when the deal is unknown)."""
+        held = self.held
+        if held is None:
+            return None
+        return {
+            seat: {card for card, bit in _PLAY_BIT[seat].items() if held & bit} for seat in SEATS
+        }
+
+    def holds(self, seat: Seat, card: Card) -> bool:
+        """True when ``seat`` holds ``card`` (in a dealt hand)."""
+        return self.held is not None and self.held & _PLAY_BIT[seat][card] != 0
 
     def tricks_of(self, team: Team) -> int:
         first, second = _SEATS_OF[team]
@@ -218,23 +354,24 @@ class Game:
 
     def push(self, entry: Entry) -> None:
         """Apply ``entry``, or raise IllegalEntry (the game is left unchanged)."""
-        handler = _HANDLERS.get(type(entry))
-        if handler is not None and self.phase is _IN_GAME and self.pending_trick is None:
-            reason = handler(self, entry, True)  # the common case, fast
-        else:
-            reason = self._handle(entry, True)
+        reason = self.offer(entry)
         if reason is not None:
             raise IllegalEntry(reason)
+
+    def offer(self, entry: Entry) -> str | None:
+        """Apply ``entry`` and return None, or return why it is refused (the game
+        is left unchanged).  The one door for single entries: :meth:`push` and the
+        log's replay both come through here."""
+        kind = type(entry)
+        if self.phase is _IN_GAME and (self.pending_trick is None or kind is not Trick):
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                return handler(self, entry, True)  # the common case, fast
+        return self._handle(entry, True)
 
     def check(self, entry: Entry) -> str | None:
         """Why ``entry`` may not come next, or None when it may."""
         return self._handle(entry, False)
-
-    @staticmethod
-    def handler_for(event: object) -> Callable[[Game, Any, bool], str | None] | None:
-        """The handler :meth:`push` uses for an entry while a game is under way
-        and no trick check is pending (None for undo and check lines)."""
-        return _HANDLERS.get(type(event))
 
     def _handle(self, entry: Entry, apply: bool) -> str | None:
         kind = type(entry)
@@ -297,6 +434,17 @@ class Game:
         return list(self._legal_cache[1])
 
     @property
+    def bidding_round(self) -> int | None:
+        """The bidding round under way: 1, or 2 once four passes are recorded;
+        None when no bid is expected (no game, trump made, a dealt hand's upcard owed)."""
+        hand = self.hand
+        if self.phase is not _IN_GAME or hand.maker is not None:
+            return None
+        if hand.held is not None and hand.upcard_card is None:
+            return None
+        return 1 if hand.passes < 4 else 2
+
+    @property
     def hands_played(self) -> int:
         """Hands finished in the current game (thrown-in hands included)."""
         return len(self.results)
@@ -330,7 +478,7 @@ class Game:
             return "the upcard (this hand was dealt)"
         if kind == "bid":
             if hand.passes:
-                return f"{self.name(hand.bid_turn)} to bid, round {1 if hand.passes < 4 else 2}"
+                return f"{self.name(hand.bid_turn)} to bid, round {self.bidding_round}"
             return "the call: who made trump, which suit, alone?"
         if kind == "discard":
             return f"{self.name(hand.dealer)} (dealer) to discard"
@@ -345,7 +493,7 @@ class Game:
         if self.phase is not _IN_GAME:
             return "game"
         if hand.maker is None:
-            if hand.cards is not None and hand.upcard_card is None:
+            if hand.held is not None and hand.upcard_card is None:
                 return "upcard"
             return "bid"
         if hand.discard_pending:
@@ -377,7 +525,7 @@ class Game:
             yield from (NewGame(seat) for seat in SEATS)
             return
         if hand.maker is None:
-            if hand.cards is None:
+            if hand.held is None:
                 yield from (Upcard(suit) for suit in Suit)
             yield from (Upcard(card.suit, card) for card in DECK)
             for seat in SEATS:
@@ -403,56 +551,144 @@ class Game:
         self.entries.append(entry)
         self.pending_trick = None
 
-    def _end_hand(
-        self, how: str, maker_tricks: int | None = None, reneger: Seat | None = None
-    ) -> None:
+    def _end_hand(self, maker_tricks: int | None = None, reneger: Seat | None = None) -> None:
         hand = self.hand
-        team: Team | None = None
-        points = 0
-        rules = self.rules
-        if reneger is not None:
-            team = reneger.team.other
-            against_loner = hand.alone and hand.maker is not None and (
-                reneger.team is not hand.maker.team
-            )
-            points = rules.renege_vs_loner if against_loner else rules.renege_penalty
-        elif maker_tricks is not None:
-            assert hand.maker is not None
-            makers = hand.maker.team
-            if maker_tricks >= 3:
-                team = makers
-                if maker_tricks < 5:
-                    points = 1
-                else:
-                    how, points = "march", 4 if hand.alone else 2
-            else:
-                team, how = makers.other, "euchred"
-                points = rules.defenders_sweep if maker_tricks == 0 else 2
-                if hand.lone_defender is not None:  # all five: the better of the two settings
-                    points = rules.lone_defender_euchre if maker_tricks else max(
-                        rules.lone_defender_euchre, rules.defenders_sweep
-                    )
-        self.results.append(
-            HandResult(
-                hand.number, hand.dealer, how, team, points, hand.maker, hand.trump,
-                hand.alone, hand.lone_defender, maker_tricks, reneger,
-            )
+        hand.playable = False
+        result = score_hand(
+            self.rules, hand.number, hand.dealer, hand.maker, hand.trump, hand.alone,
+            hand.lone_defender, maker_tricks, reneger,
         )
+        self.results.append(result)
+        team = result.team
         if team is not None:
-            self.score[team] += points
-            mine, theirs = self.score[team], self.score[team.other]
+            score = self.score
+            score[team] += result.points
+            mine, theirs = score[team], score[_OTHER[team]]
+            rules = self.rules
             if mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2):
                 self.winner = team
                 self.phase = _GAME_OVER
                 return
-        self.hand = Hand(hand.number + 1, hand.dealer.left, len(self.entries))
+        self.hand = Hand(hand.number + 1, _LEFT[hand.dealer], len(self.entries))
 
     def _set_first_leader(self) -> None:
         hand = self.hand
         assert hand.maker is not None
-        lone = hand.alone or hand.lone_defender is not None
-        start = hand.maker if lone and self.rules.lone_lead == "maker-left" else hand.dealer
-        hand.leader = hand.turn = hand.next_active(start)
+        hand.leader = hand.turn = _first_leader(
+            self.rules, hand.dealer, hand.maker, hand.alone, hand.lone_defender, hand.next_seat
+        )
+
+    # --- the replay's fast path: a hand at a time ------------------------------
+
+    def play_hand(
+        self, codes: Sequence[int], start: int, deal: Deal, held: int, plays: bytes
+    ) -> bool:
+        """Apply a whole card-level hand from its line codes (:mod:`euchre_core.codes`):
+        ``codes[start]`` is its deal line (``deal``, and ``held`` its hands int),
+        then to the end of ``codes`` the upcard card, passes in turn, the call and
+        the dealer's discard; ``plays`` holds the play codes of the five tricks.
+
+        When the hand is exactly that and every line is legal, applies it all (the
+        state is as if each line was pushed) and returns True.  Otherwise changes
+        nothing and returns False: the lines then go one by one through
+        :meth:`offer`, which says what is wrong.  The tests prove the two ways
+        agree, line for line.
+        """
+        hand = self.hand
+        if self.phase is not _IN_GAME or len(self.entries) != hand.start:
+            return False
+        try:
+            upcard = _c.UPCARD_CARD_OF[codes[start + 1]]
+            if upcard < 0 or held & _ALL_LANES[upcard]:  # not a card, or a dealt one
+                return False
+            bid = _read_bid(self.rules, hand.dealer, codes, start + 2, upcard // 6)
+            if bid is None:
+                return False
+            index, maker, trump, bid_round, alone, passes = bid
+            dealer_lane = _LANE * _SEAT_INDEX[hand.dealer]
+            discard = -1
+            if bid_round == 1:  # the dealer picks up the upcard and discards
+                held += 1 << (dealer_lane + upcard)
+                discard = _c.DISCARD_CARD_OF[codes[index]]
+                if discard < 0 or not held >> (dealer_lane + discard) & 1:
+                    return False
+                held -= 1 << (dealer_lane + discard)
+                index += 1
+        except IndexError:  # the hand's lines end early
+            return False
+        out, next_seat, orders = _LONE[maker] if alone else _ALL_PLAY
+        size = 4 - len(out)
+        if index != len(codes) or len(plays) != 5 * size:
+            return False
+        leader = _first_leader(self.rules, hand.dealer, maker, alone, None, next_seat)
+        t = _SUIT_INDEX[trump]
+        done = _play.trick_block(size, 5)(
+            held, _SEAT_INDEX[leader], plays,
+            _play.EFFECTIVE[t], _play.FOLLOW[t], _play.RANK_KEY[t], orders,
+        )
+        if done is None:
+            return False
+        # Every line is legal: leave the state each handler would.
+        entries = self.entries
+        entries.append(deal)
+        entries.extend(map(_c.EVENTS.__getitem__, codes[start + 1:]))  # type: ignore[arg-type]
+        entries.extend(map(_c.EVENTS.__getitem__, plays))  # type: ignore[arg-type]
+        hand.held, winners = done
+        hand.card_level = True
+        hand.upcard_card, hand.upcard_suit = DECK[upcard], _play.SUITS[upcard // 6]
+        hand.passes = passes
+        hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
+        hand.call_index = hand.start + 3 + passes
+        if alone:
+            hand.set_sitting_out(out)
+        if discard >= 0:
+            hand.discarded = DECK[discard]
+        hand.tricks = won = list(map(SEATS.__getitem__, winners))
+        hand.leader = hand.turn = self.pending_trick = won[-1]
+        self._end_hand(maker_tricks=self._maker_tricks())
+        return True
+
+    def play_hand_by_winners(self, codes: list[int], start: int) -> int:
+        """Apply a whole hand entered by trick winners from its line codes: the
+        upcard (card or suit), passes in turn, the call, five ``trick`` lines.
+
+        As :meth:`play_hand`: all applied and the index after the last trick line
+        returned, or nothing changed and 0 returned.
+        """
+        hand = self.hand
+        if self.phase is not _IN_GAME or len(self.entries) != hand.start:
+            return 0
+        try:
+            up_suit = _c.UPCARD_SUIT_OF[codes[start]]
+            if up_suit < 0:
+                return 0
+            bid = _read_bid(self.rules, hand.dealer, codes, start + 1, up_suit)
+            if bid is None:
+                return 0
+        except IndexError:
+            return 0
+        index, maker, trump, bid_round, alone, passes = bid
+        end = index + 5
+        seat_of = _c.TRICK_SEAT_OF
+        won = [seat_of[code] for code in codes[index:end]]
+        if len(won) != 5 or min(won) < 0 or alone and _SEAT_INDEX[maker.partner] in won:
+            return 0
+        entries = self.entries
+        entries.extend(map(_c.EVENTS.__getitem__, codes[start:end]))  # type: ignore[arg-type]
+        upcard = _c.UPCARD_CARD_OF[codes[start]]
+        hand.upcard_card = DECK[upcard] if upcard >= 0 else None
+        hand.upcard_suit = _play.SUITS[up_suit]
+        hand.passes = passes
+        hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
+        hand.call_index = hand.start + 2 + passes
+        if alone:
+            hand.set_sitting_out((maker.partner,))
+        hand.by_winner = True
+        hand.tricks = list(map(SEATS.__getitem__, won))
+        hand.leader = hand.turn = hand.tricks[-1]
+        self.pending_trick = None
+        self._end_hand(maker_tricks=self._maker_tricks())
+        return end
 
     # --- one handler per entry kind: checks, then (when applying) changes ---
     # Each returns the reason the entry is refused, or None.  With apply=False
@@ -460,6 +696,9 @@ class Game:
 
     def _players(self, entry: Players, apply: bool) -> str | None:
         if apply:
+            hand = self.hand
+            if self.phase is _IN_GAME and hand.start == len(self.entries):
+                hand.start += 1  # names between hands: the next line still starts the hand
             self._record(entry)
             self.names.update(entry.names)
         return None
@@ -491,8 +730,9 @@ class Game:
             return "deal must be the first line of a hand"
         if apply:
             self._record(entry)
-            north, east, south, west = entry.hands
-            hand.cards = {_N: set(north), _E: set(east), _S: set(south), _W: set(west)}
+            hand.held = _play.lanes(
+                [[_CARD_INDEX[card] for card in cards] for cards in entry.hands]
+            )
             hand.card_level = True
         return None
 
@@ -503,11 +743,11 @@ class Game:
             return f"the upcard is already entered ({shown})"
         if hand.maker is not None or hand.passes:
             return "the upcard comes before the bidding"
-        if hand.cards is not None:
+        if hand.held is not None:
             if entry.card is None:
                 return "this hand was dealt: enter the upcard card, not just its suit"
-            for seat, cards in hand.cards.items():
-                if entry.card in cards:
+            for seat in SEATS:
+                if hand.holds(seat, entry.card):
                     return f"{entry.card} was dealt to {self.name(seat)}: it cannot be the upcard"
         if apply:
             self._record(entry)
@@ -520,7 +760,7 @@ class Game:
         if hand.maker is not None:
             assert hand.trump is not None
             return f"trump is already made: {self.name(hand.maker)} made {hand.trump.word}"
-        if hand.cards is not None and hand.upcard_card is None:
+        if hand.held is not None and hand.upcard_card is None:
             return "this hand was dealt: enter its upcard first"
         return None
 
@@ -538,7 +778,7 @@ class Game:
             self._record(entry)
             hand.passes += 1
             if hand.passes == 8:
-                self._end_hand("thrown in")
+                self._end_hand()
         return None
 
     def _bid(self, entry: Order | Call | Make, apply: bool) -> str | None:
@@ -560,7 +800,7 @@ class Game:
         if bid_round == 2 and suit is upcard:
             return f"{suit.word} was turned down: name another suit"
         if hand.passes:
-            current = 1 if hand.passes < 4 else 2
+            current = self.bidding_round
             if bid_round == 1 and current == 2:
                 turned_down = upcard.word if upcard is not None else "the upcard's suit"
                 return f"{turned_down} was turned down: name another suit"
@@ -591,9 +831,9 @@ class Game:
             hand.call_index = len(self.entries)
             if entry.alone:
                 hand.set_sitting_out((entry.seat.partner,))
-            if hand.cards is not None and bid_round == 1:
+            if hand.held is not None and bid_round == 1:
                 assert hand.upcard_card is not None
-                hand.cards[hand.dealer].add(hand.upcard_card)
+                hand.held += _PLAY_BIT[hand.dealer][hand.upcard_card]
                 hand.discard_pending = True
             hand.playable = not hand.discard_pending
             self._set_first_leader()
@@ -602,7 +842,7 @@ class Game:
     def _defend(self, entry: Defend, apply: bool) -> str | None:
         hand = self.hand
         if hand.maker is None:
-            return "no trump yet: enter the call first"
+            return self._no_trump_yet()
         if not self.rules.defend_alone:
             return "defending alone is not played here (house rule defend-alone=off)"
         if not hand.alone:
@@ -623,7 +863,7 @@ class Game:
     def _discard(self, entry: Discard, apply: bool) -> str | None:
         hand = self.hand
         if hand.maker is None:
-            return "no trump yet: enter the call first"
+            return self._no_trump_yet()
         dealer = self.name(hand.dealer)
         if hand.round == 2:
             return "the upcard was turned down: nobody discards"
@@ -631,8 +871,8 @@ class Game:
             return f"{dealer} (dealer) already discarded"
         if hand.tricks or hand.trick:
             return "too late to discard: play has begun"
-        if hand.cards is not None:
-            if entry.card not in hand.cards[hand.dealer]:
+        if hand.held is not None:
+            if not hand.holds(hand.dealer, entry.card):
                 return f"{dealer} (dealer) does not hold {entry.card}"
         elif entry.card in hand.played:
             return f"{entry.card} was already played"
@@ -641,32 +881,32 @@ class Game:
             hand.discarded = entry.card
             hand.discard_pending = False
             hand.playable = not hand.by_winner
-            if hand.cards is not None:
-                hand.cards[hand.dealer].remove(entry.card)
+            if hand.held is not None:
+                hand.held -= _PLAY_BIT[hand.dealer][entry.card]
         return None
 
     def _play(self, entry: Play, apply: bool) -> str | None:
         return self.play_run((entry,), apply)[1]
 
     def play_run(self, plays: Sequence[Play], apply: bool = True) -> tuple[int, str | None]:
-        """Check and apply consecutive plays: the one place the rules of play live.
+        """Check and apply consecutive plays: the one place the rules of play are
+        explained.
 
         Returns how many were applied and why the next one was refused (None
         when all were applied, or when the hand ended and the rest were left
         for the next call).  With ``apply=False`` only ``plays[0]`` is checked
-        and nothing changes.  A run of plays in one call is the replay's hot
-        path, so the hand's state is held in locals and written back once.
+        and nothing changes.  The checks use the tables of :mod:`euchre_core.play`,
+        as its generated trick checker does; the tests prove the two agree.
         """
         hand = self.hand
         if not hand.playable:
             return 0, self._cannot_play_yet()
-        cards, trump = hand.cards, hand.trump
+        held, trump = hand.held, hand.trump
         assert trump is not None  # playable: trump is made
-        suit_of, cards_of, power_of = SUIT_OF[trump], CARDS_OF[trump], POWER[trump]
+        t = _SUIT_INDEX[trump]
+        effective, suit_mask = _play.EFFECTIVE[t], _play.SUIT_MASK[t]
         next_seat, trick_size = hand.next_seat, hand.trick_size
         turn, led, trick = hand.turn, hand.led, hand.trick
-        winning, best = hand.winning, hand.best
-        power = power_of[led] if led is not None else None
         reason: str | None = None
         applied = 0
         for applied, entry in enumerate(plays):  # noqa: B007 - used after the loop
@@ -675,41 +915,38 @@ class Game:
                 reason = self._out_of_turn(seat, turn)
                 break
             card = entry.card
-            if cards is not None:
-                held = cards[seat]
-                if card not in held:
+            if held is not None:
+                lane = _LANE * _SEAT_INDEX[seat]
+                bit = 1 << (lane + _CARD_INDEX[card])
+                if not held & bit:
                     reason = f"{self.name(seat)} does not hold {card}"
                     break
-                if led is not None and suit_of[card] is not led and not cards_of[led].isdisjoint(
-                    held
-                ):
-                    follow = sorted(held & cards_of[led], key=_DECK_ORDER.__getitem__)
-                    reason = self._must_follow(seat, card, led, follow)
-                    break
+                if led is not None and effective[_CARD_INDEX[card]] != _SUIT_INDEX[led]:
+                    follow = held >> lane & suit_mask[_SUIT_INDEX[led]]
+                    if follow:
+                        reason = self._must_follow(seat, card, led, follow)
+                        break
                 if not apply:
                     break
-                held.remove(card)
+                held -= bit
             else:
                 reason = self._play_unseen(seat, card)
                 if reason is not None or not apply:
                     break
-                if led is not None and suit_of[card] is not led:
+                if led is not None and _play.SUITS[effective[_CARD_INDEX[card]]] is not led:
                     hand.showed_out.setdefault((seat, led), len(hand.tricks) + 1)
                 hand.played[card] = (len(hand.tricks) + 1, seat)
                 hand.card_level = True
             trick.append(entry)
-            if power is None:  # the lead
-                led = suit_of[card]
-                power = power_of[led]
-                winning, best = seat, power[card]
-            elif power[card] > best:
-                winning, best = seat, power[card]
+            if led is None:  # the lead
+                led = _play.SUITS[effective[_CARD_INDEX[card]]]
             if len(trick) < trick_size:
                 turn = next_seat[seat]
                 continue
-            turn = hand.leader = winning  # the trick is complete: its winner leads
-            hand.tricks.append(winning)
-            trick, led, power = [], None, None
+            winner = trick_winner([(play.seat, play.card) for play in trick], trump)
+            turn = hand.leader = winner  # the trick is complete: its winner leads
+            hand.tricks.append(winner)
+            trick, led = [], None
             if len(hand.tricks) == 5:
                 applied += 1
                 break
@@ -718,16 +955,56 @@ class Game:
         if applied:
             self.entries.extend(plays[:applied])
             self.pending_trick = None if trick else turn
-        hand.turn, hand.led, hand.trick = turn, led, trick
-        hand.winning, hand.best = winning, best
+        hand.held, hand.turn, hand.led, hand.trick = held, turn, led, trick
         if len(hand.tricks) == 5:
-            self._end_hand("made", maker_tricks=self._maker_tricks())
+            self._end_hand(maker_tricks=self._maker_tricks())
         return applied, reason
+
+    def play_codes(self, codes: list[int], plays: Sequence[Play]) -> tuple[int, str | None]:
+        """:meth:`play_run` for the replay: the same plays, also given as play codes
+        (``24 * seat + card``), whole tricks checked at once by the generated
+        checker of :mod:`euchre_core.play`.
+
+        Anything the checker does not take (a trick under way, unknown hands, a
+        bad play) goes to :meth:`play_run`, which explains the first bad play.
+        """
+        hand = self.hand
+        held = hand.held
+        size = hand.trick_size
+        tricks = min(len(codes) // size, 5 - len(hand.tricks))
+        if not hand.playable:  # no game, game over, no trump yet...: offer says which
+            return 0, self.offer(plays[0])
+        if held is None or hand.trick or tricks < 1:
+            return self.play_run(plays)
+        count = tricks * size
+        t = _SUIT_INDEX[hand.trump]  # type: ignore[index]  # playable: trump is made
+        done = _play.trick_block(size, tricks)(
+            held, _SEAT_INDEX[hand.turn], codes[:count] if count < len(codes) else codes,
+            _play.EFFECTIVE[t], _play.FOLLOW[t], _play.RANK_KEY[t], hand.orders,
+        )
+        if done is None:
+            return self.play_run(plays)
+        hand.held, winners = done
+        won = [SEATS[winner] for winner in winners]
+        hand.tricks.extend(won)
+        hand.leader = hand.turn = won[-1]
+        self.entries.extend(plays[:count] if count < len(plays) else plays)
+        self.pending_trick = won[-1]
+        if len(hand.tricks) == 5:
+            self._end_hand(maker_tricks=self._maker_tricks())
+        if count < len(plays):
+            more, reason = self.play_codes(codes[count:], plays[count:])
+            return count + more, reason
+        return count, None
+
+    @staticmethod
+    def _no_trump_yet(then: str = "enter the call first") -> str:
+        return f"{NO_TRUMP_YET}: {then}"
 
     def _cannot_play_yet(self) -> str:
         hand = self.hand
         if hand.maker is None:
-            return "no trump yet: enter the call first"
+            return self._no_trump_yet()
         if hand.by_winner:
             return "this hand's tricks are entered by winner: plays cannot be mixed in"
         return f"{self.name(hand.dealer)} (dealer) must discard first"
@@ -752,7 +1029,7 @@ class Game:
             if hand.round == 1 and seat is not hand.dealer:
                 return f"{card} went to the dealer, {self.name(hand.dealer)}"
         assert hand.trump is not None
-        suit = SUIT_OF[hand.trump][card]
+        suit = _play.SUITS[_play.EFFECTIVE[_SUIT_INDEX[hand.trump]][_CARD_INDEX[card]]]
         showed_out = hand.showed_out.get((seat, suit))
         if showed_out is not None:
             return (
@@ -761,9 +1038,10 @@ class Game:
             )
         return None
 
-    def _must_follow(self, seat: Seat, card: Card, led: Suit, follow: list[Card]) -> str:
+    def _must_follow(self, seat: Seat, card: Card, led: Suit, follow_mask: int) -> str:
         trump = self.hand.trump
         assert trump is not None
+        follow = [DECK[index] for index in range(_LANE) if follow_mask >> index & 1]
         held = " ".join(str(c) for c in follow)
         text = f"{self.name(seat)} must follow {led.word} (holds {held})"
         if is_left_bower(card, trump):
@@ -799,7 +1077,7 @@ class Game:
     def _trick(self, entry: Trick, apply: bool) -> str | None:
         hand = self.hand
         if hand.maker is None:
-            return "no trump yet: enter the call first"
+            return self._no_trump_yet()
         if hand.trick:
             return self._trick_in_progress()
         if hand.card_level:
@@ -813,13 +1091,13 @@ class Game:
             hand.tricks.append(entry.seat)
             hand.leader = hand.turn = entry.seat
             if len(hand.tricks) == 5:
-                self._end_hand("made", maker_tricks=self._maker_tricks())
+                self._end_hand(maker_tricks=self._maker_tricks())
         return None
 
     def _tricks(self, entry: Tricks, apply: bool) -> str | None:
         hand = self.hand
         if hand.maker is None:
-            return "no trump yet: enter the call first"
+            return self._no_trump_yet()
         if hand.trick:
             return self._trick_in_progress()
         won = self._maker_tricks()
@@ -831,17 +1109,17 @@ class Game:
             )
         if apply:
             self._record(entry)
-            self._end_hand("made", maker_tricks=entry.count)
+            self._end_hand(maker_tricks=entry.count)
         return None
 
     def _renege(self, entry: Renege, apply: bool) -> str | None:
         if self.hand.maker is None:
-            return "no trump yet: a renege is called during play"
+            return self._no_trump_yet("a renege is called during play")
         if entry.seat in self.hand.sitting_out:
             return self._sits_out(entry.seat)
         if apply:
             self._record(entry)
-            self._end_hand("renege", reneger=entry.seat)
+            self._end_hand(reneger=entry.seat)
         return None
 
 

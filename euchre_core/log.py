@@ -10,26 +10,36 @@ back gives the same state and the same entries (preceded by ``rules`` and
 from __future__ import annotations
 
 import binascii
-from collections.abc import Callable
+import re
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from .cards import Team
+from .codes import (
+    ALONE_OF,
+    BLANK,
+    CHECK,
+    CODES,
+    DEAL,
+    ENTRY,
+    EVENTS,
+    KIND,
+    OPEN,
+    PLAY,
+    parse_stripped,
+    read_deal,
+    read_plays,
+)
 from .events import (
-    Deal,
     Event,
     LogSyntaxError,
     NewGame,
-    Play,
     Players,
     ScoreCheck,
     SetRules,
     Trick,
     Undo,
     WinnerCheck,
-    canonical_deal,
-    parse_tokens,
-    split_line,
 )
 from .game import DEFAULT_NAMES, Game, IllegalEntry, Phase
 from .rules import Rules
@@ -112,72 +122,21 @@ def _strip_comment(text: str) -> str:
     return text
 
 
-def _build_line_cache() -> dict[str, Event]:
-    """Every fixed-form line (plays, passes, calls...) mapped to its event."""
-    from .cards import CARD_BY_TEXT, SEATS, Suit
-
-    cache: dict[str, Event] = {}
-    seats = [str(seat) for seat in SEATS]
-    words = [
-        *(f"play {seat} {card}" for seat in seats for card in CARD_BY_TEXT),
-        *(f"{kind} {seat}" for kind in ("pass", "order", "trick", "renege", "defend")
-          for seat in seats),
-        *(f"order {seat} alone" for seat in seats),
-        *(f"{kind} {seat} {suit}{alone}" for kind in ("call", "make") for seat in seats
-          for suit in "SHDC♠♥♦♣" for alone in ("", " alone")),
-        *(f"discard {card}" for card in CARD_BY_TEXT),
-        *(f"upcard {card}" for card in CARD_BY_TEXT),
-        *(f"upcard {suit.value}" for suit in Suit),
-        *(f"tricks {count}" for count in range(6)),
-        *(f"score NS={ns} EW={ew}" for ns in range(25) for ew in range(25)),
-        "winner NS", "winner EW",
-        "undo",
-    ]
-    for line in words:
-        cache[line] = parse_tokens(line.split())
-    return cache
-
-
-_LINE_CACHE: Final = _build_line_cache()
-_IN_GAME: Final = Phase.IN_GAME
-
-_Handler = Callable[[Game, Any, bool], "str | None"]
-
-_FAST_LINES: Final[dict[str, tuple[Event, _Handler, type]]] = {
-    line: (event, handler, type(event))
-    for line, event in _LINE_CACHE.items()
-    if type(event) is not Play  # plays: _PLAY_LINES, applied in runs
-    and (handler := Game.handler_for(event) or (
-        Game.verify_reason if isinstance(event, (ScoreCheck, WinnerCheck)) else None
-    )) is not None
-}
-"""Fixed-form entry lines other than plays, and the Game handler each one goes to."""
-
-
 def parse_line(text: str) -> Event | None:
     """The event on a stripped line, or None for a blank/comment line."""
-    event = _LINE_CACHE.get(text)
-    if event is not None:
-        return event
-    if not text:
-        return None
-    return parse_tokens(split_line(text))
-
-
-_PLAY_LINES: Final[dict[str, Play]] = {
-    line: event for line, event in _LINE_CACHE.items() if type(event) is Play
-}
-"""Canonical play lines, the bulk of a card-level log: applied in runs."""
+    return parse_stripped(text)
 
 
 def replay(text: str, game: Game | None = None) -> Replay:
     """Read a whole log and play it into ``game`` (a new one by default)."""
     game = game if game is not None else Game()
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line
-    number = 0
-    for number, raw in enumerate(lines, start=1):  # up to the header line
+    size = len(text)
+    pos = number = 0
+    while pos < size:  # up to the header line
+        end = text.find("\n", pos)
+        end = size if end < 0 else end
+        raw, pos = text[pos:end], end + 1
+        number += 1
         try:
             stripped = strip_line(raw)
             if stripped:
@@ -188,71 +147,117 @@ def replay(text: str, game: Game | None = None) -> Replay:
     else:
         empty = f"empty log: the first line must be '{HEADER}'"
         return Replay(game, LogError(1, empty), number)
-    bad = _replay_lines(game, lines, number)
+    bad = _replay_body(game, text, pos, number + 1)
     if bad is not None:
         return Replay(game, bad, bad.line)
-    return Replay(game, None, len(lines))
+    return Replay(game, None, text.count("\n") + (not text.endswith("\n")))
 
 
-def _replay_lines(game: Game, lines: list[str], header: int) -> LogError | None:
-    """Apply the lines after the header (line number ``header``)."""
-    fast_get, play_get = _FAST_LINES.get, _PLAY_LINES.get  # bound once: the hot loop
-    plays: list[Play] = []
-    """Consecutive canonical play lines not applied yet: one Game.play_run call a run."""
-    add_play = plays.append
-    number = header
-    for number, raw in enumerate(lines[header:], start=header + 1):
-        play = play_get(raw)
-        if play is not None:
-            add_play(play)
-            continue
-        if plays:
-            error = _replay_plays(game, plays, number - len(plays))
-            if error is not None:
+def _replay_body(game: Game, text: str, pos: int, number: int) -> LogError | None:
+    """Apply the lines from offset ``pos`` (line ``number``) to the end.
+
+    The text is cut at its blocks of canonical play lines.  The lines between
+    blocks are looked up as codes (:mod:`euchre_core.codes`); a block is read
+    whole by :func:`~euchre_core.codes.read_plays`.  A canonical deal line, the
+    bidding after it and the block of five tricks that follows go to
+    :meth:`Game.play_hand`, a hand by trick winners to
+    :meth:`Game.play_hand_by_winners`; other entries to :meth:`Game.offer` one at a
+    time and blocks of plays to :meth:`Game.play_codes`.  Whatever those do not
+    take, and undo, setup lines and any line in an unusual spelling or in error,
+    is parsed and applied line by line by the same engine, which names the first
+    bad line and the reason.
+    """
+    size = len(text)
+    find, match = text.find, _PLAY_BLOCK.match
+    while pos < size:
+        found = find("\nplay ", pos - 1)
+        cut = size if found < 0 else found + 1
+        if cut > pos:
+            lines = text[pos:cut].split("\n")
+            if text[cut - 1] == "\n":
+                lines.pop()  # the empty string after the chunk's last newline
+            done = _replay_lines(game, lines, number, text, cut)
+            if type(done) is LogError:
+                return done
+            if type(done) is int:  # a whole hand, its plays included
+                number, pos = done, cut + 10 * (done - number - len(lines))
+                continue
+            number += len(lines)
+        if cut == size:
+            return None
+        block = match(text, cut)
+        if block is None:  # a play line in another spelling: one line on its own
+            end = find("\n", cut)
+            end = size if end < 0 else end + 1
+            lines = text[cut:end].split("\n")[:1]
+            error = _replay_lines(game, lines, number, text, size)
+            if type(error) is LogError:
                 return error
-            plays.clear()
-        # Fast path: a canonical fixed-form line (no checksum, no comment) in
-        # a game under way; the handler is the same one Game.push would call.
-        hit = fast_get(raw) or _canonical_deal(raw)
-        if (
-            hit is not None
-            and game.phase is _IN_GAME
-            and (game.pending_trick is None or hit[2] is not Trick)
-        ):
-            refused = hit[1](game, hit[0], True)
+            pos, number = end, number + 1
+            continue
+        count = (block.end() - cut + 1) // 10
+        plays = read_plays(text, cut, count)
+        assert plays is not None  # the block matched
+        codes = list(plays)
+        events = list(map(EVENTS.__getitem__, codes))
+        done = 0
+        while done < count:  # the plays after a hand's last trick are the next hand's
+            applied, refused = game.play_codes(codes[done:], events[done:])  # type: ignore[arg-type]
             if refused is not None:
-                return LogError(number, refused)
-            continue
-        try:
-            event = parse_line(strip_line(raw))
-            if event is not None:
-                apply_event(game, event)
-        except (LogSyntaxError, IllegalEntry) as error:
-            return LogError(number, str(error))
-    return _replay_plays(game, plays, number + 1 - len(plays)) if plays else None
+                return LogError(number + done + applied, refused)
+            done += applied
+        pos, number = block.end(), number + count
+    return None
 
 
-def _canonical_deal(raw: str) -> tuple[Deal, _Handler, type] | None:
-    """A canonical deal line as a fast-path hit, like ``_FAST_LINES`` gives."""
-    deal = canonical_deal(raw)
-    return None if deal is None else (deal, Game._deal, Deal)
+_PLAY_BLOCK: Final = re.compile("(?:play [NESW] [9TJQKA][SHDC](?:\n|$))+")
+"""A block of canonical play lines (the last one may end the text)."""
 
 
-def _replay_plays(game: Game, plays: list[Play], number: int) -> LogError | None:
-    """Apply a run of plays, the first on line ``number``, as Game.push would."""
-    done = 0
-    while done < len(plays):
-        if game.phase is not _IN_GAME:  # no game yet, or it is over: push says so
+def _replay_lines(
+    game: Game, lines: list[str], number: int, text: str, cut: int
+) -> LogError | int | None:
+    """Apply ``lines``, the first on line ``number``: a chunk of the text that
+    ends at offset ``cut``, where a block of play lines may start.
+
+    Returns the first error, or the line number after the hand when the chunk
+    ends with a hand's deal and bidding that :meth:`Game.play_hand` played out
+    with the block after it, or None.
+    """
+    codes = list(map(CODES.__getitem__, lines))
+    kinds = bytes(map(KIND.__getitem__, codes))
+    events, offer, verify = EVENTS, game.offer, game.verify_reason
+    index, count = 0, len(codes)
+    while index < count:
+        kind = kinds[index]
+        refused = None
+        if kind == CHECK:
+            refused = verify(events[codes[index]])  # type: ignore[arg-type]
+        elif kind == OPEN:
+            end = game.play_hand_by_winners(codes, index)
+            if end:
+                index = end
+                continue
+            refused = offer(events[codes[index]])  # type: ignore[arg-type]
+        elif kind == ENTRY or kind == PLAY:
+            refused = offer(events[codes[index]])  # type: ignore[arg-type]
+        elif kind == DEAL and (deal := read_deal(lines[index])) is not None:
+            if 2 < count - index < 12 and cut < len(text):  # the bidding, then a block of plays
+                tricks = 15 if ALONE_OF[codes[-1]] or ALONE_OF[codes[-2]] else 20
+                plays = read_plays(text, cut, tricks)
+                if plays is not None and game.play_hand(codes, index, *deal, plays):
+                    return number + count + tricks
+            refused = offer(deal[0])
+        elif kind != BLANK:
             try:
-                game.push(plays[done])
-            except IllegalEntry as error:
-                return LogError(number + done, str(error))
-            done += 1
-            continue
-        applied, refused = game.play_run(plays[done:] if done else plays)
+                event = parse_line(strip_line(lines[index]))
+                if event is not None:
+                    apply_event(game, event)
+            except (LogSyntaxError, IllegalEntry) as error:
+                refused = str(error)
         if refused is not None:
-            return LogError(number + done + applied, refused)
-        done += applied
+            return LogError(number + index, refused)
+        index += 1
     return None
 
 

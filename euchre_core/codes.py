@@ -1,0 +1,277 @@
+"""Log lines as small ints, for the replay.
+
+Each line of a log maps to a code through one dict, :data:`CODES`
+(``list(map(CODES.__getitem__, lines))`` runs in C).  Codes 0..95 are the plays,
+``24 * seat + card`` as :mod:`euchre_core.play` numbers them; the others index
+:data:`EVENTS`.  ``KIND[code]`` says what the replay does with a line, and the
+``*_OF`` tables give a hand line's seat, suit or card as ints.
+
+Only the canonical spelling of each fixed-form line is in the dict at import;
+every other spelling (a checksum, a comment, ``10S``, ``♠``, lower case) gets the
+code of its event from :meth:`_Codes.__missing__`, which parses it the one way
+lines are parsed and memoises the answer.  Deal lines are read by
+:func:`read_deal`.
+"""
+
+from __future__ import annotations
+
+from _thread import allocate_lock
+from struct import Struct
+from struct import error as StructError
+from typing import Final
+
+from .cards import DECK, SEATS, Card, Suit, Team
+from .events import (
+    Call,
+    Deal,
+    Defend,
+    Discard,
+    Event,
+    LogSyntaxError,
+    Make,
+    NewGame,
+    Order,
+    Pass,
+    Play,
+    Renege,
+    ScoreCheck,
+    Trick,
+    Tricks,
+    Undo,
+    Upcard,
+    WinnerCheck,
+    parse_tokens,
+    split_line,
+)
+from .play import CARD_INDEX, LANE, SEAT_INDEX, SUIT_INDEX
+
+PLAY, ENTRY, OPEN, CHECK, BLANK, DEAL, SLOW = range(7)
+"""Kinds of line: a play; another entry; an entry that may open a hand (upcard,
+pass, a bid); a check line; nothing (blank, comment); a deal; the slow path
+(undo, setup lines, anything unusual or wrong: parsed and applied one by one)."""
+
+
+def _canonical_events() -> list[Event]:
+    seats, cards, suits = SEATS, DECK, tuple(Suit)
+    events: list[Event] = [Play(seat, card) for seat in seats for card in cards]
+    for seat in seats:
+        events += [Pass(seat), Trick(seat), Renege(seat), Defend(seat)]
+        events += [Order(seat, alone) for alone in (False, True)]
+        events += [kind(seat, suit, alone) for kind in (Call, Make) for suit in suits
+                   for alone in (False, True)]
+        events.append(NewGame(seat))
+    events += [Discard(card) for card in cards]
+    events += [Upcard(card.suit, card) for card in cards]
+    events += [Upcard(suit) for suit in suits]
+    events += [Tricks(count) for count in range(6)]
+    events += [WinnerCheck(team) for team in Team]
+    events.append(Undo())
+    return events
+
+
+EVENTS: Final[list[Event | None]] = [*_canonical_events()]
+"""The event of each code (None for the kinds that have none)."""
+KIND: Final[list[int]] = [
+    PLAY if type(event) is Play
+    else CHECK if type(event) is WinnerCheck
+    else SLOW if type(event) in (Undo, NewGame)
+    else OPEN if type(event) in (Upcard, Pass, Order, Call, Make)
+    else ENTRY
+    for event in EVENTS
+]
+BLANK_CODE: Final = len(EVENTS)
+DEAL_CODE: Final = BLANK_CODE + 1
+SLOW_CODE: Final = BLANK_CODE + 2
+EVENTS.extend((None, None, None))
+KIND.extend((BLANK, DEAL, SLOW))
+LINE_EVENTS: Final[dict[str, Event]] = {
+    event.line(): event for event in EVENTS if event is not None
+}
+"""The canonical line of each fixed-form event (``parse_line``'s shortcut)."""
+
+_NONE: Final = -1
+
+
+def _table() -> list[int]:
+    return [_NONE] * len(EVENTS)
+
+
+UPCARD_CARD_OF: Final = _table()
+"""Card int of an ``upcard CARD`` line."""
+UPCARD_SUIT_OF: Final = _table()
+"""Suit int of an ``upcard`` line (a card or just its suit)."""
+PASS_SEAT_OF: Final = _table()
+BID_SEAT_OF: Final = _table()
+"""Seat int of an ``order``/``call``/``make`` line."""
+BID_SUIT_OF: Final = _table()
+"""Suit int named by a ``call``/``make`` line (-1 for ``order``: the upcard's suit)."""
+BID_ROUND_OF: Final = _table()
+"""1 for ``order``, 2 for ``call``, 0 for ``make`` (round not recorded)."""
+ALONE_OF: Final = [False] * len(EVENTS)
+DISCARD_CARD_OF: Final = _table()
+TRICK_SEAT_OF: Final = _table()
+for _code, _event in enumerate(EVENTS):
+    if isinstance(_event, Upcard):
+        UPCARD_SUIT_OF[_code] = SUIT_INDEX[_event.suit]
+        if _event.card is not None:
+            UPCARD_CARD_OF[_code] = CARD_INDEX[_event.card]
+    elif isinstance(_event, Pass):
+        PASS_SEAT_OF[_code] = SEAT_INDEX[_event.seat]
+    elif isinstance(_event, (Order, Call, Make)):
+        BID_SEAT_OF[_code] = SEAT_INDEX[_event.seat]
+        ALONE_OF[_code] = _event.alone
+        if isinstance(_event, Order):
+            BID_ROUND_OF[_code] = 1
+        else:
+            BID_SUIT_OF[_code] = SUIT_INDEX[_event.suit]
+            BID_ROUND_OF[_code] = 2 if isinstance(_event, Call) else 0
+    elif isinstance(_event, Discard):
+        DISCARD_CARD_OF[_code] = CARD_INDEX[_event.card]
+    elif isinstance(_event, Trick):
+        TRICK_SEAT_OF[_code] = SEAT_INDEX[_event.seat]
+
+_GROWING: Final = allocate_lock()
+MEMO_LIMIT: Final = 100_000
+"""Lines memoised beyond the canonical ones (a bound for a long-running device)."""
+
+
+def parse_stripped(text: str) -> Event | None:
+    """The event on a stripped line, or None for a blank line (``log.parse_line``)."""
+    event = LINE_EVENTS.get(text)
+    if event is not None:
+        return event
+    if not text:
+        return None
+    return parse_tokens(split_line(text))
+
+
+class _Codes(dict[str, int]):
+    """Line text to line code; a spelling not seen yet is worked out from its text."""
+
+    def _new_check(self, event: Event) -> int:
+        """A code of its own for a check line (``score NS=12 EW=3``), once."""
+        with _GROWING:  # the tables grow together, one thread at a time
+            code = self.get(event.line())
+            if code is None:
+                code = len(EVENTS)
+                EVENTS.append(event)
+                KIND.append(CHECK)
+                for table in _ALL_TABLES:
+                    table.append(_NONE)
+                ALONE_OF.append(False)
+                self[event.line()] = code
+            return code
+
+    def __missing__(self, raw: str) -> int:
+        if raw[:5] == "deal ":
+            return DEAL_CODE  # every deal line differs: read by read_deal, not memoised
+        from .log import strip_line
+
+        try:
+            event = parse_stripped(strip_line(raw))
+        except LogSyntaxError:
+            code = SLOW_CODE  # the slow path says what is wrong
+        else:
+            if event is None:
+                code = BLANK_CODE
+            else:
+                code = self.get(event.line(), SLOW_CODE)
+                if code == SLOW_CODE and type(event) in (ScoreCheck, WinnerCheck):
+                    code = self._new_check(event)
+        if len(self) < MEMO_LIMIT:
+            self[raw] = code
+        return code
+
+
+_ALL_TABLES: Final = (
+    UPCARD_CARD_OF, UPCARD_SUIT_OF, PASS_SEAT_OF, BID_SEAT_OF, BID_SUIT_OF, BID_ROUND_OF,
+    DISCARD_CARD_OF, TRICK_SEAT_OF,
+)
+CODES: Final = _Codes(
+    {event.line(): code for code, event in enumerate(EVENTS) if event is not None}
+)
+"""Line text to line code: canonical lines at import, every other spelling memoised."""
+
+
+# --- deal lines ----------------------------------------------------------------
+
+_Cards = tuple[int, tuple[Card, ...]]
+"""Some cards of one hand, as lane bits (lane 0) and as cards."""
+_DEAL_FIELDS: Final = Struct("13s6s2s" + "9s6s2s" * 3)
+"""The canonical deal line, 72 bytes, cut in twelve: per seat its head and first
+two cards (``deal N=9S,TS,``, `` E=9S,TS,``), two more cards, the last card."""
+_HEADS: Final[dict[bytes, _Cards]] = {
+    f"{'deal N' if seat is SEATS[0] else f' {seat}'}={a},{b},".encode(): (
+        1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b)
+    )
+    for seat in SEATS for a in DECK for b in DECK if a is not b
+}
+_PAIRS: Final[dict[bytes, _Cards]] = {
+    f"{a},{b},".encode(): (1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b))
+    for a in DECK for b in DECK if a is not b
+}
+_ONES: Final[dict[bytes, _Cards]] = {
+    str(card).encode(): (1 << CARD_INDEX[card], (card,)) for card in DECK
+}
+
+
+def read_deal(line: str) -> tuple[Deal, int] | None:
+    """A deal line in the writer's exact form, as its event and the hands int
+    (:mod:`euchre_core.play`); None for any other line, or one dealing a card twice
+    (those go through the parser, which says what is wrong)."""
+    if len(line) != 72:
+        return None
+    heads, pairs, ones = _HEADS, _PAIRS, _ONES
+    try:
+        f = _DEAL_FIELDS.unpack(line.encode())
+        n1, n2, n3 = heads[f[0]], pairs[f[1]], ones[f[2]]
+        e1, e2, e3 = heads[f[3]], pairs[f[4]], ones[f[5]]
+        s1, s2, s3 = heads[f[6]], pairs[f[7]], ones[f[8]]
+        w1, w2, w3 = heads[f[9]], pairs[f[10]], ones[f[11]]
+    except (KeyError, StructError):  # another form (non-ASCII text is longer: StructError)
+        return None
+    north, east = n1[0] | n2[0] | n3[0], e1[0] | e2[0] | e3[0]
+    south, west = s1[0] | s2[0] | s3[0], w1[0] | w2[0] | w3[0]
+    if (north | east | south | west).bit_count() != 20:  # a card twice
+        return None
+    deal = Deal((n1[1] + n2[1] + n3[1], e1[1] + e2[1] + e3[1],
+                 s1[1] + s2[1] + s3[1], w1[1] + w2[1] + w3[1]))
+    return deal, north + (east << LANE) + (south << 2 * LANE) + (west << 3 * LANE)
+
+
+# --- blocks of play lines ----------------------------------------------------------
+
+
+def _byte_table(values: dict[str, int]) -> bytes:
+    table = bytearray(256)  # any other character reads as 0: the text check below fails
+    for char, value in values.items():
+        table[ord(char)] = value
+    return bytes(table)
+
+
+_SEAT_BYTE: Final = _byte_table({str(seat): LANE * index for index, seat in enumerate(SEATS)})
+_RANK_BYTE: Final = _byte_table({rank: index for index, rank in enumerate("9TJQKA")})
+_SUIT_BYTE: Final = _byte_table({str(suit): 6 * index for index, suit in enumerate(Suit)})
+_PLAY_TEXT: Final = [f"{event.line()}\n" for event in EVENTS[:4 * LANE] if event is not None]
+"""The canonical line of each play code, with its newline."""
+
+
+def read_plays(text: str, start: int, count: int) -> bytes | None:
+    """The codes of the ``count`` play lines at offset ``start``, one byte each,
+    when they are all canonical (``play W AS``, one a line); else None.
+
+    Reads the seat, rank and suit columns of the block at once, then checks the
+    block is exactly the canonical text of the codes read.
+    """
+    block = text[start:start + 10 * count]
+    if len(block) == 10 * count - 1 and start + len(block) == len(text):
+        block += "\n"  # the last line of a text without a final newline
+    if len(block) != 10 * count:
+        return None
+    data = block.encode("ascii", "replace")  # one byte a character
+    code = (  # per byte at most 72 + 18 + 5: no carry between lines
+        int.from_bytes(data[5::10].translate(_SEAT_BYTE))
+        + int.from_bytes(data[8::10].translate(_SUIT_BYTE))
+        + int.from_bytes(data[7::10].translate(_RANK_BYTE))
+    ).to_bytes(count)
+    return code if "".join(map(_PLAY_TEXT.__getitem__, code)) == block else None

@@ -1,0 +1,291 @@
+"""The replay's fast path against the line-by-line engine, and the engine's new doors.
+
+``replay`` takes a whole card-level hand at once (``Game.play_hand``: the deal
+read from its text, the bidding, five tricks checked by the generated checker of
+``euchre_core.play``) and a hand by trick winners at once
+(``Game.play_hand_by_winners``); anything else goes line by line.  The
+reference here pushes every line on its own through ``Game.push``, which never
+takes the fast path.  On random legal games and on thousands of random
+single-line changes to them both must agree: the same verdict, the same first
+bad line and reason word for word, the same score, hands, winner and entries,
+and a game that goes on the same way (``legal_entries``, ``undo``).
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_core_play_runs import HAND, one_at_a_time
+from test_core_prop_games import card_games, rules_strategy, winner_games
+
+from euchre_core import (
+    DECK,
+    DEFAULT_NAMES,
+    SEATS,
+    Game,
+    HandResult,
+    Players,
+    Rules,
+    Seat,
+    Suit,
+    Team,
+    name_problem,
+    replay,
+    score_hand,
+    write_log,
+)
+from euchre_core import play as fast
+from euchre_core.codes import read_deal, read_plays
+from euchre_core.events import Deal, Order, Pass, Upcard, parse_event
+
+HEADER = "euchre-log 1"
+
+
+def state(game: Game) -> tuple[object, ...]:
+    hand = game.hand
+    return (
+        game.phase, game.game_number, dict(game.score), game.winner, list(game.results),
+        dict(game.names), game.rules, game.pending_trick, game.expected,
+        hand.number, hand.dealer, hand.start, hand.call_index, hand.held, hand.upcard_suit,
+        hand.upcard_card, hand.passes, hand.maker, hand.trump, hand.alone, hand.round,
+        hand.lone_defender, hand.sitting_out, hand.discard_pending, hand.discarded,
+        list(hand.tricks), list(hand.trick), hand.leader, dict(hand.played),
+        dict(hand.showed_out), hand.by_winner, hand.card_level, hand.trick_size, hand.turn,
+        hand.led, hand.playable,
+    )
+
+
+def agree(text: str, deep: bool = False) -> str:
+    """Assert that ``replay`` and pushing line by line agree; returns the verdict."""
+    expected_game, expected_error = one_at_a_time(text)
+    result = replay(text)
+    error = None if result.error is None else (result.error.line, result.error.reason)
+    assert error == expected_error
+    game = result.game
+    assert game.entries == expected_game.entries
+    assert state(game) == state(expected_game)
+    if deep:
+        assert game.legal_entries() == expected_game.legal_entries()
+        if game.entries:
+            assert game.undo() == expected_game.undo()
+            assert state(game) == state(expected_game)
+    return "valid" if error is None else "refused"
+
+
+# --- the new public names ------------------------------------------------------
+
+
+def test_players_from_names_names_all_four_seats_in_order() -> None:
+    event = Players.from_names({Seat.W: "Anna Maria", Seat.S: "S", Seat.E: "É", Seat.N: "n"})
+    assert event.names == ((Seat.N, "n"), (Seat.E, "É"), (Seat.S, "S"), (Seat.W, "Anna Maria"))
+    assert Players.from_names(DEFAULT_NAMES).line() == "players N=Ragnar E=Sigríður S=South W=Anna"
+    assert parse_event(event.line()) == event
+
+
+def test_name_problem_is_the_rule_the_players_line_uses() -> None:
+    assert name_problem("Sigríður") is None
+    assert name_problem("x" * 40) is None
+    for bad in ("", "   ", "x" * 41, "tab\there"):
+        assert name_problem(bad) == "1 to 40 printable characters"
+        result = replay(f'{HEADER}\nplayers N="{bad}"\n')
+        assert result.error is not None
+        assert result.error.reason == "players: N's name must be 1 to 40 printable characters"
+
+
+def test_bidding_round() -> None:
+    game = Game()
+    assert game.bidding_round is None  # no game yet
+    game.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
+    assert game.bidding_round == 1
+    game.push(Upcard(Suit.HEARTS))
+    for seat in (Seat.E, Seat.S, Seat.W, Seat.N):
+        assert game.bidding_round == 1
+        game.push(Pass(seat))
+    assert game.bidding_round == 2
+    game.push(Pass(Seat.E))
+    assert game.bidding_round == 2
+    game.push(parse_event("call S C"))  # type: ignore[arg-type]
+    assert game.bidding_round is None  # trump is made
+    dealt = Game()
+    dealt.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
+    dealt.push(parse_event(HAND[0]))  # type: ignore[arg-type]
+    assert dealt.bidding_round is None  # the upcard is owed first
+    dealt.push(parse_event(HAND[1]))  # type: ignore[arg-type]
+    assert dealt.bidding_round == 1
+
+
+def test_score_hand_is_pure_and_is_what_the_game_scores() -> None:
+    rules = Rules()
+    made = score_hand(rules, 3, Seat.N, Seat.E, Suit.HEARTS, maker_tricks=4)
+    assert made == HandResult(3, Seat.N, "made", Team.EW, 1, Seat.E, Suit.HEARTS, False, None, 4)
+    march = score_hand(rules, 1, Seat.N, Seat.E, Suit.HEARTS, alone=True, maker_tricks=5)
+    assert (march.how, march.team, march.points) == ("march", Team.EW, 4)
+    euchred = score_hand(rules.replace(defenders_sweep=4), 1, Seat.N, Seat.E, Suit.HEARTS,
+                         maker_tricks=0)
+    assert (euchred.how, euchred.team, euchred.points) == ("euchred", Team.NS, 4)
+    renege = score_hand(rules.replace(renege_vs_loner=4), 1, Seat.N, Seat.E, Suit.HEARTS,
+                        alone=True, reneger=Seat.S)
+    assert (renege.how, renege.team, renege.points) == ("renege", Team.EW, 4)
+    thrown = score_hand(rules, 1, Seat.N, None, None)
+    assert (thrown.how, thrown.team, thrown.points) == ("thrown in", None, 0)
+    game = replay("\n".join([HEADER, "game dealer=N", *HAND]) + "\n").game
+    result = game.results[0]
+    assert result == score_hand(rules, 1, Seat.N, result.maker, result.trump, result.alone,
+                                maker_tricks=result.maker_tricks)
+
+
+def test_a_players_line_between_hands_leaves_the_next_deal_first() -> None:
+    """docs/log-format.md: ``players`` may appear anywhere."""
+    text = "\n".join([
+        HEADER, "game dealer=N", *HAND, "players N=Ann E=Bo S=Cy W=Di", *HAND[:1],
+    ]) + "\n"
+    result = replay(text)
+    assert result.error is None, result.error
+    assert result.game.names[Seat.N] == "Ann"
+    assert result.game.hand.number == 2 and result.game.hand.held is not None
+    agree(text, deep=True)
+
+
+def test_a_players_line_in_a_hand_still_keeps_a_late_deal_out() -> None:
+    text = "\n".join([HEADER, "game dealer=N", "upcard TH", "players N=Ann", HAND[0]]) + "\n"
+    result = replay(text)
+    assert result.error is not None
+    assert (result.error.line, result.error.reason) == (5, "deal must be the first line of a hand")
+
+
+# --- the tables and the generated checker -------------------------------------
+
+
+def test_the_tables_come_from_effective_suit_and_card_power() -> None:
+    from euchre_core import card_power, effective_suit
+
+    for t, trump in enumerate(Suit):
+        for code in range(96):
+            card, seat = DECK[code % 24], code // 24
+            assert fast.SUITS[fast.EFFECTIVE[t][code]] is effective_suit(card, trump)
+            for led_index, led in enumerate(Suit):
+                power = card_power(card, trump, led)
+                assert fast.RANK_KEY[t][led_index][code] == 4 * (power + 1) + seat
+
+
+def test_read_deal_and_read_plays_take_only_the_canonical_form() -> None:
+    deal, held = read_deal(HAND[0])  # type: ignore[misc]
+    assert deal == parse_event(HAND[0])
+    assert held == fast.lanes([[fast.CARD_INDEX[c] for c in cards] for cards in deal.hands])
+    assert read_deal(HAND[0].lower()) is None
+    assert read_deal(HAND[0].replace("KS", "9S")) is None  # a card twice
+    assert read_deal(HAND[0].replace(" E=", "  E")) is None
+    plays = "\n".join(HAND[5:9]) + "\n"
+    codes = read_plays(plays, 0, 4)
+    assert codes is not None
+    assert [f"play {SEATS[code // 24]} {DECK[code % 24]}" for code in codes] == HAND[5:9]
+    assert read_plays(plays[:-1], 0, 4) == codes  # the text may end without a newline
+    assert read_plays(plays.replace("play E AD", "play E ad"), 0, 4) is None
+    assert read_plays(plays.replace("play E AD", "play X AD"), 0, 4) is None
+    assert read_plays(plays, 0, 5) is None
+
+
+def test_the_fast_path_takes_whole_hands() -> None:
+    calls: list[bool] = []
+    original = Game.play_hand
+
+    def counting(self: Game, *args: object) -> bool:
+        calls.append(original(self, *args))  # type: ignore[arg-type]
+        return calls[-1]
+
+    Game.play_hand = counting  # type: ignore[method-assign]
+    try:
+        result = replay("\n".join([HEADER, "game dealer=N", *HAND, "score NS=0 EW=2"]) + "\n")
+    finally:
+        Game.play_hand = original  # type: ignore[method-assign]
+    assert result.error is None and calls == [True]
+
+
+# --- differential: the fast path against pushing line by line -------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(card_games(rules_strategy()), winner_games()), st.booleans())
+def test_random_legal_games_replay_as_pushed_line_by_line(played: object, checksums: bool) -> None:
+    text = write_log(played.game, checksums=checksums)  # type: ignore[attr-defined]
+    assert agree(text, deep=True) == "valid"
+
+
+def mutate(rng: random.Random, lines: list[str]) -> list[str]:
+    """One random change to one line (or one line inserted, deleted, moved)."""
+    new = list(lines)
+    index = rng.randrange(1, len(new))
+    line = new[index]
+    how = rng.randrange(9)
+    seats, cards = "NESW", [f"{r}{s}" for s in "SHDC" for r in "9TJQKA"]
+    if how == 0:
+        del new[index]
+    elif how == 1:
+        new.insert(index, line)
+    elif how == 2 and index + 1 < len(new):
+        new[index], new[index + 1] = new[index + 1], new[index]
+    elif how == 3:
+        tokens = line.split(" ")
+        at = rng.randrange(len(tokens))
+        tokens[at] = rng.choice([*seats, *cards, "alone", "S", "H", "pass", "play", "trick"])
+        new[index] = " ".join(tokens)
+    elif how == 4:  # a card changed anywhere in the line (deal lines too)
+        present = [card for card in cards if card in line]
+        if present:
+            new[index] = line.replace(rng.choice(present), rng.choice(cards), 1)
+    elif how == 5:
+        new.insert(index, rng.choice([
+            f"trick {rng.choice(seats)}", f"pass {rng.choice(seats)}", "undo",
+            f"play {rng.choice(seats)} {rng.choice(cards)}", "players N=Ann",
+            f"order {rng.choice(seats)} alone", f"discard {rng.choice(cards)}",
+        ]))
+    elif how == 6:
+        new[index] = line + " alone" if " alone" not in line else line.replace(" alone", "")
+    elif how == 7:
+        new[index] = line.lower() if rng.random() < 0.5 else line + "  # note"
+    else:
+        seat = rng.choice(seats)
+        new[index] = line[:5] + seat + line[6:] if len(line) > 6 else line
+    return new
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(card_games(rules_strategy(targets=(1, 2, 3, 5))), winner_games()),
+       st.integers(0, 2**32 - 1))
+def test_random_single_line_changes_replay_as_pushed_line_by_line(
+    played: object, seed: int
+) -> None:
+    """60 changes a game, 40 games a run: 2,400 changed logs, each replayed both ways."""
+    rng = random.Random(seed)
+    lines = write_log(played.game).split("\n")[:-1]  # type: ignore[attr-defined]
+    verdicts = set()
+    for _ in range(60):
+        verdicts.add(agree("\n".join(mutate(rng, lines)) + "\n"))
+    assert verdicts  # each one compared
+
+
+def test_every_example_log_replays_as_pushed_line_by_line() -> None:
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.log")):
+        agree(path.read_text(encoding="utf-8"), deep=True)
+
+
+def test_a_deal_with_every_kind_of_bad_play_is_explained_by_the_engine() -> None:
+    rng = random.Random(12)
+    base = [HEADER, "game dealer=N", *HAND, "score NS=0 EW=2"]
+    for index in range(5, len(HAND) + 2):
+        for _ in range(30):
+            changed = list(base)
+            seat = rng.choice("NESW")
+            card = rng.choice([c for c in ("9S", "AD", "KH", "JD", "9H", "TC", "QD", "AS")])
+            changed[index] = f"play {seat} {card}" if rng.random() < 0.8 else changed[index]
+            agree("\n".join(changed) + "\n")
+
+
+def test_order_pass_and_deal_objects_stay_the_events_pushed() -> None:
+    game = replay("\n".join([HEADER, "game dealer=N", *HAND]) + "\n").game
+    assert isinstance(game.entries[1], Deal)
+    assert game.entries[3] == Pass(Seat.E) and game.entries[4] == Order(Seat.S)
