@@ -149,6 +149,23 @@ class Make(Event):
 Bid = Order | Call | Make
 
 
+def suit_round(suit: Suit, upcard: Suit | None) -> int | None:
+    """The bidding round in which ``suit`` is named: 1 for the upcard's suit
+    (ordered up), 2 for any other (called), None when the upcard is unknown."""
+    if upcard is None:
+        return None
+    return 1 if suit is upcard else 2
+
+
+def bid_for(seat: Seat, suit: Suit, alone: bool, upcard: Suit | None) -> Bid:
+    """The bid a maker's seat, suit and alone flag stand for: ``order`` in
+    round 1, ``call`` in round 2, ``make`` when the upcard is unknown."""
+    bid_round = suit_round(suit, upcard)
+    if bid_round is None:
+        return Make(seat, suit, alone)
+    return Order(seat, alone) if bid_round == 1 else Call(seat, suit, alone)
+
+
 @dataclass(frozen=True, slots=True)
 class Defend(Event):
     """``defend W``: W defends alone against a lone maker (house rule)."""

@@ -35,6 +35,7 @@ from .events import (
     Tricks,
     Upcard,
     WinnerCheck,
+    suit_round,
 )
 from .rules import Rules
 
@@ -796,7 +797,7 @@ class Game:
             suit, bid_round = entry.suit, 2
         else:
             suit = entry.suit
-            bid_round = None if upcard is None else (1 if suit is upcard else 2)
+            bid_round = suit_round(suit, upcard)
         if bid_round == 2 and suit is upcard:
             return f"{suit.word} was turned down: name another suit"
         if hand.passes:

@@ -15,7 +15,7 @@ that picks it directly.  Two layouts use the same steps:
 Every step says what OK does now (:attr:`Step.ok_words`) and, for a button
 that does nothing in it, what the table can do instead (:attr:`Step.instead`),
 in the layout's words: the cursor layout's never name a button it lacks.
-The bidding round is worked out in one place, :func:`bidding_round`.
+The bidding round is the engine's (:attr:`euchre_core.Game.bidding_round`).
 
 The flow holds only a half-made selection (maker seat, suit, alone, a menu):
 :class:`FlowState`, saved with the game so a reboot resumes it.  The rules
@@ -43,6 +43,7 @@ from euchre_core.events import (
     Trick,
     Tricks,
     Upcard,
+    bid_for,
 )
 
 from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, Layout, seat_of
@@ -187,19 +188,13 @@ def _seat(text: str | None) -> Seat | None:
     return None if text is None else Seat.from_str(text)
 
 
-def bidding_round(game: Game) -> int:
-    """The bidding round under way, from the passes entered: 1, or 2 once all
-    four passed (the one place the firmware works it out)."""
-    return 1 if game.hand.passes < 4 else 2
-
-
 def bidding_words(game: Game) -> str:
     """The bidding as it stands, when the table enters it: ``Round 2 · ♥ turned
     down · passed: Anna, Ragnar`` ("" before any upcard or pass)."""
     hand = game.hand
     if game.expected_kind != "bid" or (hand.upcard_suit is None and not hand.passes):
         return ""
-    number = bidding_round(game)
+    number = game.bidding_round or 1
     parts = [f"Round {number}"]
     if hand.upcard_suit is not None:
         symbol = hand.upcard_suit.symbol
@@ -426,12 +421,7 @@ def bid_entry(game: Game, seat: Seat, suit: Suit, alone: bool) -> Entry:
     """The entry a maker's seat, suit and alone flag stand for: ``order`` when it
     is the upcard's suit, ``call`` when another suit is named against a known
     upcard, ``make`` when the upcard was not entered."""
-    upcard = game.hand.upcard_suit
-    if upcard is None:
-        return Make(seat, suit, alone)
-    if suit is upcard:
-        return Order(seat, alone)
-    return Call(seat, suit, alone)
+    return bid_for(seat, suit, alone, game.hand.upcard_suit)
 
 
 def _defend_step(game: Game, defend: list[Defend], layout: Layout) -> Step:
