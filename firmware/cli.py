@@ -22,7 +22,7 @@ from euchre_core import replay
 from . import club, emulator, link, pi
 from .config import DEFAULT_STATE_DIR
 from .exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from .logcheck import check_bytes
+from .logcheck import LogFileError, check_bytes, read_log
 from .summary import summary_json, summary_line, summary_text
 
 
@@ -31,13 +31,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for path in args.files:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except FileNotFoundError:
-            print(f"{path}: no such file", file=sys.stderr)
-            return EXIT_USAGE
-        except OSError as error:
-            print(f"{path}: {error.strerror}", file=sys.stderr)
+            data = read_log(path)
+        except LogFileError as error:
+            print(error, file=sys.stderr)
             return EXIT_USAGE
         try:
             result = replay(data.decode("utf-8"))

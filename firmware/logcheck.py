@@ -9,7 +9,9 @@ whatever the size of the log.  The verdict is :func:`euchre_core.replay`'s.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Final
 
 from euchre_core import Game, LogError, LogSyntaxError, Replay, replay
@@ -108,6 +110,20 @@ class LogCheck:
         if self.error is not None:
             return Replay(self.game, self.error, self.error.line)
         return Replay(self.game, None, self.received)
+
+
+class LogFileError(Exception):
+    """A log file that cannot be read; the message names it: ``PATH: no such file``."""
+
+
+def read_log(path: str) -> bytes:
+    """The bytes of the log at ``path`` (``-``: standard input)."""
+    try:
+        return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise LogFileError(f"{path}: no such file") from None
+    except OSError as error:
+        raise LogFileError(f"{path}: {error.strerror}") from None
 
 
 def file_lines(data: bytes) -> Iterable[bytes]:

@@ -15,10 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
+from ..logcheck import LogFileError, read_log
 from ..summary import SUMMARY_KEYS
 from .client import DeviceLink, LinkError, log_lines
 from .protocol import EVENT, ProtocolError, request, verified
@@ -44,12 +44,9 @@ def send(args: argparse.Namespace) -> int:
     """``euchre-referee send``."""
     path: str = args.file
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    except FileNotFoundError:
-        print(f"{path}: no such file", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as error:
-        print(f"{path}: {error.strerror}", file=sys.stderr)
+        data = read_log(path)
+    except LogFileError as error:
+        print(error, file=sys.stderr)
         return EXIT_USAGE
     try:
         lines = log_lines(data)
