@@ -11,12 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from drivers.display import CONTROLLERS
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
 from .buttons import BUTTONS, SEAT_BUTTONS, Layout
 from .club.protocol import DEFAULT_EVENT
-from .fonts import screen_name_problem
 from .link.protocol import DEFAULT_BAUDRATE
 
 DEFAULT_PINS: dict[str, int] = {
@@ -137,6 +135,8 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
             except ValueError as error:
                 raise ConfigError(f"table.players.{seat_text}: {error}") from None
             name = _expect(name, str, f"table.players.{seat_text}").strip()
+            from .fonts import screen_name_problem  # Pillow: only for a config with names
+
             problem = screen_name_problem(name)
             if problem is not None:
                 raise ConfigError(f"table.players.{seat_text}: {problem}")
@@ -183,6 +183,8 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
     display = _expect(data.get("display", {}), dict, "display")
     display_values: dict[str, Any] = {}
     if "controller" in display:
+        from drivers.display import CONTROLLERS  # Pillow: only for a config with a display
+
         if display["controller"] not in CONTROLLERS:
             raise ConfigError("display.controller: one of " + ", ".join(map(repr, CONTROLLERS)))
         display_values["controller"] = display["controller"]
