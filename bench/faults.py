@@ -51,6 +51,7 @@ from support.crash_child import (  # noqa: E402
 from support.journal_kit import (  # noqa: E402
     CHILD,
     CRASHED,
+    HOLDER,
     INTACT,
     REPORTED,
     SILENTLY_WRONG,
@@ -230,16 +231,6 @@ def read_only_card(state: Path, rng: random.Random) -> str:
         return _kept_exactly(card / "state", acked)
     finally:
         _run("umount", "-l", str(card))
-
-
-HOLDER = """
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN IMMEDIATE")
-print("held", flush=True)
-sys.stdin.read()
-db.execute("ROLLBACK")
-"""
 
 
 def locked(state: Path, rng: random.Random) -> str:

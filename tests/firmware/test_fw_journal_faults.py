@@ -35,6 +35,7 @@ from support.clock import FakeClock
 from support.crash_child import Model, open_referee, setup_lines, stored_games
 from support.journal_kit import (
     CHILD,
+    HOLDER,
     INTACT,
     REPORTED,
     flip_bytes,
@@ -324,16 +325,6 @@ def test_a_state_dir_the_user_may_not_write_is_named(tmp_path: Path) -> None:
     finally:
         (top / "state").chmod(stat.S_IRWXU)
         _run("rm", "-rf", str(top))
-
-
-HOLDER = """
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], isolation_level=None)
-db.execute("BEGIN IMMEDIATE")
-print("held", flush=True)
-sys.stdin.read()
-db.execute("ROLLBACK")
-"""
 
 
 def test_a_journal_locked_by_another_process_is_refused_over_the_link(tmp_path: Path) -> None:

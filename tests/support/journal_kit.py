@@ -168,3 +168,15 @@ def rechain(state_dir: Path) -> int:
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+HOLDER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+db.execute("ROLLBACK")
+"""
+"""A second process holding the journal's write lock: ``python -c HOLDER PATH``
+prints ``held`` once it has it and lets go when its standard input ends."""
