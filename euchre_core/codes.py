@@ -10,7 +10,7 @@ Only the canonical spelling of each fixed-form line is in the dict at import;
 every other spelling (a checksum, a comment, ``10S``, ``♠``, lower case) gets the
 code of its event from :meth:`_Codes.__missing__`, which parses it the one way
 lines are parsed and memoises the answer.  Deal lines are read by
-:func:`read_deal`.
+:func:`read_deal` (or :func:`deal_of`, which takes every spelling).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from .events import (
     parse_tokens,
     split_line,
 )
-from .play import CARD_INDEX, LANE, SEAT_INDEX, SUIT_INDEX
+from .play import CARD_INDEX, LANE, SEAT_INDEX, SUIT_INDEX, lanes
 
 PLAY, ENTRY, OPEN, CHECK, BLANK, DEAL, SLOW = range(7)
 """Kinds of line: a play; another entry; an entry that may open a hand (upcard,
@@ -70,11 +70,13 @@ def _canonical_events() -> list[Event]:
 
 
 EVENTS: Final[list[Event | None]] = [*_canonical_events()]
+PLAYS: Final = 4 * LANE
+"""The codes below this are the plays."""
 """The event of each code (None for the kinds that have none)."""
 KIND: Final[list[int]] = [
     PLAY if type(event) is Play
     else CHECK if type(event) is WinnerCheck
-    else SLOW if type(event) in (Undo, NewGame)
+    else SLOW if type(event) is Undo
     else OPEN if type(event) in (Upcard, Pass, Order, Call, Make)
     else ENTRY
     for event in EVENTS
@@ -239,39 +241,19 @@ def read_deal(line: str) -> tuple[Deal, int] | None:
     return deal, north + (east << LANE) + (south << 2 * LANE) + (west << 3 * LANE)
 
 
-# --- blocks of play lines ----------------------------------------------------------
+def deal_of(line: str) -> tuple[Deal, int] | None:
+    """A deal line's event and hands int, in any spelling the parser takes (a
+    checksum, a comment...); None for any other line, or a deal the parser
+    refuses (the engine then says what is wrong, line by line)."""
+    dealt = read_deal(line)
+    if dealt is not None:
+        return dealt
+    from .log import strip_line
 
-
-def _byte_table(values: dict[str, int]) -> bytes:
-    table = bytearray(256)  # any other character reads as 0: the text check below fails
-    for char, value in values.items():
-        table[ord(char)] = value
-    return bytes(table)
-
-
-_SEAT_BYTE: Final = _byte_table({str(seat): LANE * index for index, seat in enumerate(SEATS)})
-_RANK_BYTE: Final = _byte_table({rank: index for index, rank in enumerate("9TJQKA")})
-_SUIT_BYTE: Final = _byte_table({str(suit): 6 * index for index, suit in enumerate(Suit)})
-_PLAY_TEXT: Final = [f"{event.line()}\n" for event in EVENTS[:4 * LANE] if event is not None]
-"""The canonical line of each play code, with its newline."""
-
-
-def read_plays(text: str, start: int, count: int) -> bytes | None:
-    """The codes of the ``count`` play lines at offset ``start``, one byte each,
-    when they are all canonical (``play W AS``, one a line); else None.
-
-    Reads the seat, rank and suit columns of the block at once, then checks the
-    block is exactly the canonical text of the codes read.
-    """
-    block = text[start:start + 10 * count]
-    if len(block) == 10 * count - 1 and start + len(block) == len(text):
-        block += "\n"  # the last line of a text without a final newline
-    if len(block) != 10 * count:
+    try:
+        event = parse_stripped(strip_line(line))
+    except LogSyntaxError:
         return None
-    data = block.encode("ascii", "replace")  # one byte a character
-    code = (  # per byte at most 72 + 18 + 5: no carry between lines
-        int.from_bytes(data[5::10].translate(_SEAT_BYTE))
-        + int.from_bytes(data[8::10].translate(_SUIT_BYTE))
-        + int.from_bytes(data[7::10].translate(_RANK_BYTE))
-    ).to_bytes(count)
-    return code if "".join(map(_PLAY_TEXT.__getitem__, code)) == block else None
+    if type(event) is not Deal:
+        return None
+    return event, lanes([[CARD_INDEX[card] for card in cards] for cards in event.hands])

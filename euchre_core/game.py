@@ -322,6 +322,64 @@ class Hand:
         return self.turn
 
 
+_HandRead = tuple[
+    int, Deal | None, int | None, int, int, int, Seat, Suit, int, bool, int, tuple[int, ...], bool
+]
+"""A whole hand read for the replay's fast path: the index after its lines; its
+deal (None for a hand by trick winners) and the hands int at its end; the upcard
+card (-1 when only its suit is known) and suit; the passes; the maker, trump,
+round and alone; the discard (-1 for none); the trick winners (seat ints); and
+whether each trick was followed by its ``trick`` line."""
+
+
+_FIVE_TRICKS: Final = {size: _play.trick_block(size, 5) for size in (3, 4)}
+"""The checker of a whole hand's five tricks, by the number of players (a lone
+maker: 3)."""
+
+
+def _read_hand_by_winners(
+    rules: Rules, dealer: Seat, codes: list[int], index: int
+) -> _HandRead | None:
+    """The hand by trick winners whose upcard is ``codes[index]``, when it has the
+    usual shape and every line of it is legal (see :meth:`Game.replay_hands`)."""
+    try:
+        up_suit = _c.UPCARD_SUIT_OF[codes[index]]
+        if up_suit < 0:
+            return None
+        bid = _read_bid(rules, dealer, codes, index + 1, up_suit)
+        if bid is None:
+            return None
+    except IndexError:
+        return None
+    at, maker, trump, bid_round, alone, passes = bid
+    end = at + 5
+    winners = tuple(map(_c.TRICK_SEAT_OF.__getitem__, codes[at:end]))
+    if len(winners) != 5 or min(winners) < 0 or alone and _SEAT_INDEX[maker.partner] in winners:
+        return None
+    return (end, None, None, _c.UPCARD_CARD_OF[codes[index]], up_suit, passes, maker, trump,
+            bid_round, alone, -1, winners, False)
+
+
+def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand:
+    """The finished hand ``read`` describes, as the handlers leave it (the game's last)."""
+    _, deal, held, upcard, up_suit, passes, maker, trump, bid_round, alone, discard, won, _ = read
+    hand = Hand(number, dealer, start)
+    hand.held = held
+    hand.card_level, hand.by_winner = deal is not None, deal is None
+    hand.upcard_card = DECK[upcard] if upcard >= 0 else None
+    hand.upcard_suit = _play.SUITS[up_suit]
+    hand.passes = passes
+    hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
+    hand.call_index = start + (deal is not None) + 2 + passes
+    if alone:
+        hand.set_sitting_out((maker.partner,))
+    if discard >= 0:
+        hand.discarded = DECK[discard]
+    hand.tricks = list(map(SEATS.__getitem__, won))
+    hand.leader = hand.turn = hand.tricks[-1]
+    return hand
+
+
 @dataclass
 class Game:
     """A table's session: setup, then games one after another.
@@ -330,7 +388,7 @@ class Game:
     entries change them.  ``entries`` is everything pushed and not undone.
     """
 
-    rules: Rules = field(default_factory=Rules)
+    rules: Rules = Rules()  # immutable: one standard profile serves every game
     names: dict[Seat, str] = field(default_factory=lambda: dict(DEFAULT_NAMES))
     entries: list[Entry] = field(default_factory=list, init=False)
 
@@ -344,10 +402,10 @@ class Game:
         self.entries = []
         self.phase = _SETUP
         self.game_number = 0
-        self.score: dict[Team, int] = {Team.NS: 0, Team.EW: 0}
+        self.score: dict[Team, int] = {_NS: 0, _EW: 0}
         self.results: list[HandResult] = []
         self.winner: Team | None = None
-        self.hand = Hand(1, Seat.N, 0)
+        self.hand = Hand(1, SEATS[0], 0)
         self.pending_trick: Seat | None = None
         self._legal_cache: tuple[tuple[int, Seat | None], list[Entry]] | None = None
 
@@ -559,18 +617,25 @@ class Game:
             self.rules, hand.number, hand.dealer, hand.maker, hand.trump, hand.alone,
             hand.lone_defender, maker_tricks, reneger,
         )
+        if not self._add_result(result):
+            self.hand = Hand(hand.number + 1, _LEFT[hand.dealer], len(self.entries))
+
+    def _add_result(self, result: HandResult) -> bool:
+        """Record a finished hand's result and its points; True when they win the
+        game (which is then over)."""
         self.results.append(result)
         team = result.team
-        if team is not None:
-            score = self.score
-            score[team] += result.points
-            mine, theirs = score[team], score[_OTHER[team]]
-            rules = self.rules
-            if mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2):
-                self.winner = team
-                self.phase = _GAME_OVER
-                return
-        self.hand = Hand(hand.number + 1, _LEFT[hand.dealer], len(self.entries))
+        if team is None:
+            return False
+        score = self.score
+        score[team] += result.points
+        mine, theirs = score[team], score[_OTHER[team]]
+        rules = self.rules
+        if mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2):
+            self.winner = team
+            self.phase = _GAME_OVER
+            return True
+        return False
 
     def _set_first_leader(self) -> None:
         hand = self.hand
@@ -579,117 +644,107 @@ class Game:
             self.rules, hand.dealer, hand.maker, hand.alone, hand.lone_defender, hand.next_seat
         )
 
-    # --- the replay's fast path: a hand at a time ------------------------------
+    # --- the replay's fast path: whole hands -----------------------------------
 
-    def play_hand(
-        self, codes: Sequence[int], start: int, deal: Deal, held: int, plays: bytes
-    ) -> bool:
-        """Apply a whole card-level hand from its line codes (:mod:`euchre_core.codes`):
-        ``codes[start]`` is its deal line (``deal``, and ``held`` its hands int),
-        then to the end of ``codes`` the upcard card, passes in turn, the call and
-        the dealer's discard; ``plays`` holds the play codes of the five tricks.
+    def replay_hands(self, lines: Sequence[str], codes: list[int], index: int) -> int:
+        """Apply the whole hands that start at ``lines[index]``, and the score check
+        lines after each, from the lines and their codes (:mod:`euchre_core.codes`);
+        return the index of the first line not applied (``index`` when none was).
 
-        When the hand is exactly that and every line is legal, applies it all (the
-        state is as if each line was pushed) and returns True.  Otherwise changes
-        nothing and returns False: the lines then go one by one through
-        :meth:`offer`, which says what is wrong.  The tests prove the two ways
-        agree, line for line.
+        A hand is taken whole when it has one of the usual shapes and every line
+        of it is legal: a deal, the upcard card, passes in turn, the call, the
+        dealer's discard and five tricks of plays (each trick maybe followed by
+        its ``trick`` line); or by trick winners: the upcard (card or suit),
+        passes, the call and five ``trick`` lines.  The state is then as if each
+        line had been pushed.  Anything else stops it, at a hand's first line or
+        at a check line, and goes line by line through :meth:`offer`, which says
+        what is wrong.  The tests prove the two ways agree, line for line.
         """
         hand = self.hand
         if self.phase is not _IN_GAME or len(self.entries) != hand.start:
-            return False
-        try:
-            upcard = _c.UPCARD_CARD_OF[codes[start + 1]]
-            if upcard < 0 or held & _ALL_LANES[upcard]:  # not a card, or a dealt one
-                return False
-            bid = _read_bid(self.rules, hand.dealer, codes, start + 2, upcard // 6)
-            if bid is None:
-                return False
-            index, maker, trump, bid_round, alone, passes = bid
-            dealer_lane = _LANE * _SEAT_INDEX[hand.dealer]
-            discard = -1
-            if bid_round == 1:  # the dealer picks up the upcard and discards
-                held += 1 << (dealer_lane + upcard)
-                discard = _c.DISCARD_CARD_OF[codes[index]]
-                if discard < 0 or not held >> (dealer_lane + discard) & 1:
-                    return False
-                held -= 1 << (dealer_lane + discard)
+            return index
+        rules, entries, add_result = self.rules, self.entries, self._add_result
+        event_of, kinds, deal_of = _c.EVENTS.__getitem__, _c.KIND, _c.deal_of
+        upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
+        effective, follow, rank_key = _play.EFFECTIVE, _play.FOLLOW, _play.RANK_KEY
+        number, dealer, pending = hand.number, hand.dealer, self.pending_trick
+        first, count = index, len(codes)
+        while index < count:
+            code = codes[index]
+            if code == _c.DEAL_CODE:  # a card-level hand
+                dealt = deal_of(lines[index])
+                if dealt is None:
+                    break
+                deal, held = dealt
+                try:
+                    upcard = upcard_of[codes[index + 1]]
+                    if upcard < 0 or held & _ALL_LANES[upcard]:  # not a card, or a dealt one
+                        break
+                    bid = _read_bid(rules, dealer, codes, index + 2, upcard // 6)
+                    if bid is None:
+                        break
+                    at, maker, trump, bid_round, alone, passes = bid
+                    discard = -1
+                    if bid_round == 1:  # the dealer picks up the upcard and discards
+                        lane = _LANE * _SEAT_INDEX[dealer]
+                        held += 1 << (lane + upcard)
+                        discard = discard_of[codes[at]]
+                        if discard < 0 or not held >> (lane + discard) & 1:
+                            break
+                        held -= 1 << (lane + discard)
+                        at += 1
+                    out, next_seat, orders = _LONE[maker] if alone else _ALL_PLAY
+                    size = 4 - len(out)
+                    checked = trick_of[codes[at + size]] >= 0  # each trick's winner checked
+                    end = at + 5 * (size + checked)
+                    plays = codes[at:end]
+                    if checked:
+                        checks = plays[size::size + 1]
+                        del plays[size::size + 1]
+                    t = _SUIT_INDEX[trump]
+                    done = _FIVE_TRICKS[size](
+                        held,
+                        _SEAT_INDEX[_first_leader(rules, dealer, maker, alone, None, next_seat)],
+                        plays, effective[t], follow[t], rank_key[t], orders,
+                    )
+                except (IndexError, ValueError):  # the lines end early, or a line is not a play
+                    break
+                if done is None:
+                    break
+                held, winners = done
+                if checked and tuple(map(trick_of.__getitem__, checks)) != winners:
+                    break
+                entries.append(deal)
+                entries += map(event_of, codes[index + 1:end])  # type: ignore[arg-type]
+                pending = None if checked else SEATS[winners[-1]]
+                read: _HandRead = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
+                                   bid_round, alone, discard, winners, checked)
+            elif kinds[code] == _c.OPEN:  # maybe a hand by trick winners
+                by_winners = _read_hand_by_winners(rules, dealer, codes, index)
+                if by_winners is None:
+                    break
+                read = by_winners
+                end, _, _, _, _, _, maker, trump, _, alone, _, winners, _ = read
+                entries += map(event_of, codes[index:end])  # type: ignore[arg-type]
+                pending = None
+            else:
+                break
+            odd = winners.count(1) + winners.count(3)  # the tricks E and W won
+            if add_result(score_hand(rules, number, dealer, maker, trump, alone, None,
+                                     odd if _SEAT_INDEX[maker] & 1 else 5 - odd)):
+                # the game's last hand stays, as the handlers leave it
+                self.hand = _played_hand(number, dealer, len(entries) - (end - index), read)
+                self.pending_trick = pending
+                return end
+            number, dealer, index = number + 1, _LEFT[dealer], end
+            while index < count and kinds[codes[index]] == _c.CHECK:
+                if self.verify_reason(event_of(codes[index])) is not None:  # type: ignore[arg-type]
+                    break  # said again line by line, with the reason
                 index += 1
-        except IndexError:  # the hand's lines end early
-            return False
-        out, next_seat, orders = _LONE[maker] if alone else _ALL_PLAY
-        size = 4 - len(out)
-        if index != len(codes) or len(plays) != 5 * size:
-            return False
-        leader = _first_leader(self.rules, hand.dealer, maker, alone, None, next_seat)
-        t = _SUIT_INDEX[trump]
-        done = _play.trick_block(size, 5)(
-            held, _SEAT_INDEX[leader], plays,
-            _play.EFFECTIVE[t], _play.FOLLOW[t], _play.RANK_KEY[t], orders,
-        )
-        if done is None:
-            return False
-        # Every line is legal: leave the state each handler would.
-        entries = self.entries
-        entries.append(deal)
-        entries.extend(map(_c.EVENTS.__getitem__, codes[start + 1:]))  # type: ignore[arg-type]
-        entries.extend(map(_c.EVENTS.__getitem__, plays))  # type: ignore[arg-type]
-        hand.held, winners = done
-        hand.card_level = True
-        hand.upcard_card, hand.upcard_suit = DECK[upcard], _play.SUITS[upcard // 6]
-        hand.passes = passes
-        hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
-        hand.call_index = hand.start + 3 + passes
-        if alone:
-            hand.set_sitting_out(out)
-        if discard >= 0:
-            hand.discarded = DECK[discard]
-        hand.tricks = won = list(map(SEATS.__getitem__, winners))
-        hand.leader = hand.turn = self.pending_trick = won[-1]
-        self._end_hand(maker_tricks=self._maker_tricks())
-        return True
-
-    def play_hand_by_winners(self, codes: list[int], start: int) -> int:
-        """Apply a whole hand entered by trick winners from its line codes: the
-        upcard (card or suit), passes in turn, the call, five ``trick`` lines.
-
-        As :meth:`play_hand`: all applied and the index after the last trick line
-        returned, or nothing changed and 0 returned.
-        """
-        hand = self.hand
-        if self.phase is not _IN_GAME or len(self.entries) != hand.start:
-            return 0
-        try:
-            up_suit = _c.UPCARD_SUIT_OF[codes[start]]
-            if up_suit < 0:
-                return 0
-            bid = _read_bid(self.rules, hand.dealer, codes, start + 1, up_suit)
-            if bid is None:
-                return 0
-        except IndexError:
-            return 0
-        index, maker, trump, bid_round, alone, passes = bid
-        end = index + 5
-        seat_of = _c.TRICK_SEAT_OF
-        won = [seat_of[code] for code in codes[index:end]]
-        if len(won) != 5 or min(won) < 0 or alone and _SEAT_INDEX[maker.partner] in won:
-            return 0
-        entries = self.entries
-        entries.extend(map(_c.EVENTS.__getitem__, codes[start:end]))  # type: ignore[arg-type]
-        upcard = _c.UPCARD_CARD_OF[codes[start]]
-        hand.upcard_card = DECK[upcard] if upcard >= 0 else None
-        hand.upcard_suit = _play.SUITS[up_suit]
-        hand.passes = passes
-        hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
-        hand.call_index = hand.start + 2 + passes
-        if alone:
-            hand.set_sitting_out((maker.partner,))
-        hand.by_winner = True
-        hand.tricks = list(map(SEATS.__getitem__, won))
-        hand.leader = hand.turn = hand.tricks[-1]
-        self.pending_trick = None
-        self._end_hand(maker_tricks=self._maker_tricks())
-        return end
+        if index != first:
+            self.hand = Hand(number, dealer, len(entries))
+            self.pending_trick = pending
+        return index
 
     # --- one handler per entry kind: checks, then (when applying) changes ---
     # Each returns the reason the entry is refused, or None.  With apply=False
@@ -719,7 +774,7 @@ class Game:
             self._record(entry)
             self.phase = _IN_GAME
             self.game_number += 1
-            self.score = {Team.NS: 0, Team.EW: 0}
+            self.score = {_NS: 0, _EW: 0}
             self.results = []
             self.winner = None
             self.hand = Hand(1, entry.dealer, len(self.entries))

@@ -10,13 +10,11 @@ back gives the same state and the same entries (preceded by ``rules`` and
 from __future__ import annotations
 
 import binascii
-import re
 from dataclasses import dataclass
 from typing import Final
 
 from .cards import Team
 from .codes import (
-    ALONE_OF,
     BLANK,
     CHECK,
     CODES,
@@ -26,9 +24,9 @@ from .codes import (
     KIND,
     OPEN,
     PLAY,
+    PLAYS,
     parse_stripped,
     read_deal,
-    read_plays,
 )
 from .events import (
     Event,
@@ -137,6 +135,8 @@ def replay(text: str, game: Game | None = None) -> Replay:
         end = size if end < 0 else end
         raw, pos = text[pos:end], end + 1
         number += 1
+        if raw == HEADER:
+            break
         try:
             stripped = strip_line(raw)
             if stripped:
@@ -147,106 +147,71 @@ def replay(text: str, game: Game | None = None) -> Replay:
     else:
         empty = f"empty log: the first line must be '{HEADER}'"
         return Replay(game, LogError(1, empty), number)
-    bad = _replay_body(game, text, pos, number + 1)
-    if bad is not None:
-        return Replay(game, bad, bad.line)
-    return Replay(game, None, text.count("\n") + (not text.endswith("\n")))
+    read = _replay_body(game, text, pos, number + 1)
+    if type(read) is LogError:
+        return Replay(game, read, read.line)
+    return Replay(game, None, read)  # type: ignore[arg-type]
 
 
-def _replay_body(game: Game, text: str, pos: int, number: int) -> LogError | None:
-    """Apply the lines from offset ``pos`` (line ``number``) to the end.
+PIECE: Final = 1 << 18
+"""Characters of a long log's text split into lines at a time (256 KiB)."""
 
-    The text is cut at its blocks of canonical play lines.  The lines between
-    blocks are looked up as codes (:mod:`euchre_core.codes`); a block is read
-    whole by :func:`~euchre_core.codes.read_plays`.  A canonical deal line, the
-    bidding after it and the block of five tricks that follows go to
-    :meth:`Game.play_hand`, a hand by trick winners to
-    :meth:`Game.play_hand_by_winners`; other entries to :meth:`Game.offer` one at a
-    time and blocks of plays to :meth:`Game.play_codes`.  Whatever those do not
-    take, and undo, setup lines and any line in an unusual spelling or in error,
-    is parsed and applied line by line by the same engine, which names the first
-    bad line and the reason.
-    """
+
+def _replay_body(game: Game, text: str, pos: int, number: int) -> LogError | int:
+    """Apply the lines from offset ``pos`` (line ``number``) to the end, a piece
+    of about :data:`PIECE` characters at a time (the lines of a piece are held
+    at once); return the first error, or the number of the text's last line."""
     size = len(text)
-    find, match = text.find, _PLAY_BLOCK.match
     while pos < size:
-        found = find("\nplay ", pos - 1)
-        cut = size if found < 0 else found + 1
-        if cut > pos:
-            lines = text[pos:cut].split("\n")
-            if text[cut - 1] == "\n":
-                lines.pop()  # the empty string after the chunk's last newline
-            done = _replay_lines(game, lines, number, text, cut)
-            if type(done) is LogError:
-                return done
-            if type(done) is int:  # a whole hand, its plays included
-                number, pos = done, cut + 10 * (done - number - len(lines))
-                continue
-            number += len(lines)
-        if cut == size:
-            return None
-        block = match(text, cut)
-        if block is None:  # a play line in another spelling: one line on its own
-            end = find("\n", cut)
-            end = size if end < 0 else end + 1
-            lines = text[cut:end].split("\n")[:1]
-            error = _replay_lines(game, lines, number, text, size)
-            if type(error) is LogError:
-                return error
-            pos, number = end, number + 1
-            continue
-        count = (block.end() - cut + 1) // 10
-        plays = read_plays(text, cut, count)
-        assert plays is not None  # the block matched
-        codes = list(plays)
-        events = list(map(EVENTS.__getitem__, codes))
-        done = 0
-        while done < count:  # the plays after a hand's last trick are the next hand's
-            applied, refused = game.play_codes(codes[done:], events[done:])  # type: ignore[arg-type]
-            if refused is not None:
-                return LogError(number + done + applied, refused)
-            done += applied
-        pos, number = block.end(), number + count
-    return None
+        cut = text.find("\n", pos + PIECE) + 1 if size - pos > PIECE else 0
+        piece = text[pos:cut] if cut else text[pos:]
+        lines = piece.split("\n")
+        if piece[-1:] == "\n":
+            lines.pop()  # the empty string after the last newline
+        bad = _replay_lines(game, lines, number)
+        if bad is not None:
+            return bad
+        pos, number = cut or size, number + len(lines)
+    return number - 1
 
 
-_PLAY_BLOCK: Final = re.compile("(?:play [NESW] [9TJQKA][SHDC](?:\n|$))+")
-"""A block of canonical play lines (the last one may end the text)."""
+def _replay_lines(game: Game, lines: list[str], number: int) -> LogError | None:
+    """Apply ``lines``, the first on line ``number``; return the first error.
 
-
-def _replay_lines(
-    game: Game, lines: list[str], number: int, text: str, cut: int
-) -> LogError | int | None:
-    """Apply ``lines``, the first on line ``number``: a chunk of the text that
-    ends at offset ``cut``, where a block of play lines may start.
-
-    Returns the first error, or the line number after the hand when the chunk
-    ends with a hand's deal and bidding that :meth:`Game.play_hand` played out
-    with the block after it, or None.
+    Each line is looked up as a code (:mod:`euchre_core.codes`).  Whole hands go
+    to :meth:`Game.replay_hands`; what it does not take goes a line at a time:
+    runs of plays to :meth:`Game.play_codes`, other entries to
+    :meth:`Game.offer`, check lines to :meth:`Game.verify_reason`, and undo,
+    setup lines and any line in an unusual spelling or in error are parsed and
+    applied by the same engine, which names the first bad line and the reason.
     """
     codes = list(map(CODES.__getitem__, lines))
-    kinds = bytes(map(KIND.__getitem__, codes))
-    events, offer, verify = EVENTS, game.offer, game.verify_reason
+    events, kinds = EVENTS, KIND
+    whole_hands, offer = game.replay_hands, game.offer
     index, count = 0, len(codes)
     while index < count:
-        kind = kinds[index]
+        index = whole_hands(lines, codes, index)
+        if index == count:
+            break
+        code = codes[index]
+        kind = kinds[code]
         refused = None
-        if kind == CHECK:
-            refused = verify(events[codes[index]])  # type: ignore[arg-type]
-        elif kind == OPEN:
-            end = game.play_hand_by_winners(codes, index)
-            if end:
-                index = end
+        if kind == PLAY:
+            end = index + 1
+            while end < count and codes[end] < PLAYS:
+                end += 1
+            applied, refused = game.play_codes(
+                codes[index:end], list(map(events.__getitem__, codes[index:end]))  # type: ignore[arg-type]
+            )
+            if refused is None:
+                index += applied
                 continue
-            refused = offer(events[codes[index]])  # type: ignore[arg-type]
-        elif kind == ENTRY or kind == PLAY:
-            refused = offer(events[codes[index]])  # type: ignore[arg-type]
+            index += applied
+        elif kind == CHECK:
+            refused = game.verify_reason(events[code])  # type: ignore[arg-type]
+        elif kind == ENTRY or kind == OPEN:
+            refused = offer(events[code])  # type: ignore[arg-type]
         elif kind == DEAL and (deal := read_deal(lines[index])) is not None:
-            if 2 < count - index < 12 and cut < len(text):  # the bidding, then a block of plays
-                tricks = 15 if ALONE_OF[codes[-1]] or ALONE_OF[codes[-2]] else 20
-                plays = read_plays(text, cut, tricks)
-                if plays is not None and game.play_hand(codes, index, *deal, plays):
-                    return number + count + tricks
             refused = offer(deal[0])
         elif kind != BLANK:
             try:

@@ -1,9 +1,9 @@
 """The replay's fast path against the line-by-line engine, and the engine's new doors.
 
-``replay`` takes a whole card-level hand at once (``Game.play_hand``: the deal
-read from its text, the bidding, five tricks checked by the generated checker of
-``euchre_core.play``) and a hand by trick winners at once
-(``Game.play_hand_by_winners``); anything else goes line by line.  The
+``replay`` takes whole hands at once (``Game.replay_hands``: a card-level hand's
+deal read from its text, the bidding, five tricks checked by the generated
+checker of ``euchre_core.play``, or a hand by trick winners); anything else goes
+line by line.  The
 reference here pushes every line on its own through ``Game.push``, which never
 takes the fast path.  On random legal games and on thousands of random
 single-line changes to them both must agree: the same verdict, the same first
@@ -37,8 +37,9 @@ from euchre_core import (
     write_log,
 )
 from euchre_core import play as fast
-from euchre_core.codes import read_deal, read_plays
+from euchre_core.codes import CODES, deal_of, read_deal
 from euchre_core.events import Deal, Order, Pass, Upcard, parse_event
+from euchre_core.log import with_checksum
 
 HEADER = "euchre-log 1"
 
@@ -170,37 +171,33 @@ def test_the_tables_come_from_effective_suit_and_card_power() -> None:
                 assert fast.RANK_KEY[t][led_index][code] == 4 * (power + 1) + seat
 
 
-def test_read_deal_and_read_plays_take_only_the_canonical_form() -> None:
+def test_read_deal_takes_only_the_canonical_form_and_deal_of_every_spelling() -> None:
     deal, held = read_deal(HAND[0])  # type: ignore[misc]
     assert deal == parse_event(HAND[0])
     assert held == fast.lanes([[fast.CARD_INDEX[c] for c in cards] for cards in deal.hands])
     assert read_deal(HAND[0].lower()) is None
     assert read_deal(HAND[0].replace("KS", "9S")) is None  # a card twice
     assert read_deal(HAND[0].replace(" E=", "  E")) is None
-    plays = "\n".join(HAND[5:9]) + "\n"
-    codes = read_plays(plays, 0, 4)
-    assert codes is not None
-    assert [f"play {SEATS[code // 24]} {DECK[code % 24]}" for code in codes] == HAND[5:9]
-    assert read_plays(plays[:-1], 0, 4) == codes  # the text may end without a newline
-    assert read_plays(plays.replace("play E AD", "play E ad"), 0, 4) is None
-    assert read_plays(plays.replace("play E AD", "play X AD"), 0, 4) is None
-    assert read_plays(plays, 0, 5) is None
+    for spelling in (with_checksum(HAND[0]), f"{HAND[0]}  # the deal", f"  {HAND[0]}\r"):
+        assert read_deal(spelling) is None
+        assert deal_of(spelling) == (deal, held)  # any spelling the parser takes
+    assert deal_of(HAND[0].replace("KS", "9S")) is None  # the parser says why, line by line
+    assert deal_of(HAND[1]) is None
 
 
-def test_the_fast_path_takes_whole_hands() -> None:
-    calls: list[bool] = []
-    original = Game.play_hand
-
-    def counting(self: Game, *args: object) -> bool:
-        calls.append(original(self, *args))  # type: ignore[arg-type]
-        return calls[-1]
-
-    Game.play_hand = counting  # type: ignore[method-assign]
-    try:
-        result = replay("\n".join([HEADER, "game dealer=N", *HAND, "score NS=0 EW=2"]) + "\n")
-    finally:
-        Game.play_hand = original  # type: ignore[method-assign]
-    assert result.error is None and calls == [True]
+def test_the_fast_path_takes_whole_hands_and_their_check_lines() -> None:
+    game = Game()
+    game.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
+    lines = [*HAND, "score NS=0 EW=2", "score NS=0 EW=2", "pass E"]
+    codes = list(map(CODES.__getitem__, lines))
+    assert game.replay_hands(lines, codes, 0) == len(HAND) + 2  # stops at a line on its own
+    assert game.hands_played == 1 and game.hand.start == len(game.entries) == 1 + len(HAND)
+    assert game.replay_hands(lines, codes, 0) == 0  # not at a hand's start: nothing
+    wrong = [*HAND[:-1], HAND[-2]]  # the last card played twice
+    fresh = Game()
+    fresh.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
+    assert fresh.replay_hands(wrong, list(map(CODES.__getitem__, wrong)), 0) == 0
+    assert fresh.entries == [parse_event("game dealer=N")]
 
 
 # --- differential: the fast path against pushing line by line -------------------
