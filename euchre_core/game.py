@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final, NamedTuple
 
 from . import codes as _c
@@ -140,10 +141,16 @@ def score_hand(
                 points = rules.lone_defender_euchre if maker_tricks else max(
                     rules.lone_defender_euchre, rules.defenders_sweep
                 )
-    return HandResult(
+    return _new_result((
         number, dealer, how, team, points, maker, trump, alone, lone_defender, maker_tricks,
         reneger,
-    )
+    ))
+
+
+_new_result: Final[Callable[[tuple[object, ...]], HandResult]] = partial(
+    tuple.__new__, HandResult
+)
+"""``HandResult(*values)`` without the named tuple's Python-level ``__new__``."""
 
 
 _OTHER: Final = {Team.NS: Team.EW, Team.EW: Team.NS}
@@ -663,8 +670,8 @@ class Game:
         hand = self.hand
         if self.phase is not _IN_GAME or len(self.entries) != hand.start:
             return index
-        rules, entries, add_result = self.rules, self.entries, self._add_result
-        event_of, kinds, deal_of = _c.EVENTS.__getitem__, _c.KIND, _c.deal_of
+        rules, entries, score, add_result = self.rules, self.entries, self.score, self._add_result
+        event_of, kinds, read_deal = _c.EVENTS.__getitem__, _c.KIND, _c.read_deal
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         effective, follow, rank_key = _play.EFFECTIVE, _play.FOLLOW, _play.RANK_KEY
         number, dealer, pending = hand.number, hand.dealer, self.pending_trick
@@ -672,7 +679,7 @@ class Game:
         while index < count:
             code = codes[index]
             if code == _c.DEAL_CODE:  # a card-level hand
-                dealt = deal_of(lines[index])
+                dealt = read_deal(lines[index]) or _c.deal_of(lines[index])
                 if dealt is None:
                     break
                 deal, held = dealt
@@ -717,13 +724,11 @@ class Game:
                 entries.append(deal)
                 entries += map(event_of, codes[index + 1:end])  # type: ignore[arg-type]
                 pending = None if checked else SEATS[winners[-1]]
-                read: _HandRead = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
-                                   bid_round, alone, discard, winners, checked)
+                read = None  # made only for a hand that ends the game
             elif kinds[code] == _c.OPEN:  # maybe a hand by trick winners
-                by_winners = _read_hand_by_winners(rules, dealer, codes, index)
-                if by_winners is None:
+                read = _read_hand_by_winners(rules, dealer, codes, index)
+                if read is None:
                     break
-                read = by_winners
                 end, _, _, _, _, _, maker, trump, _, alone, _, winners, _ = read
                 entries += map(event_of, codes[index:end])  # type: ignore[arg-type]
                 pending = None
@@ -733,13 +738,17 @@ class Game:
             if add_result(score_hand(rules, number, dealer, maker, trump, alone, None,
                                      odd if _SEAT_INDEX[maker] & 1 else 5 - odd)):
                 # the game's last hand stays, as the handlers leave it
+                if read is None:
+                    read = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
+                            bid_round, alone, discard, winners, checked)
                 self.hand = _played_hand(number, dealer, len(entries) - (end - index), read)
                 self.pending_trick = pending
                 return end
             number, dealer, index = number + 1, _LEFT[dealer], end
-            while index < count and kinds[codes[index]] == _c.CHECK:
-                if self.verify_reason(event_of(codes[index])) is not None:  # type: ignore[arg-type]
-                    break  # said again line by line, with the reason
+            while index < count and kinds[codes[index]] == _c.CHECK:  # score lines that agree
+                line = event_of(codes[index])
+                if type(line) is not ScoreCheck or line.ns != score[_NS] or line.ew != score[_EW]:
+                    break  # verify_reason says why, line by line
                 index += 1
         if index != first:
             self.hand = Hand(number, dealer, len(entries))

@@ -141,7 +141,18 @@ def file_lines(data: bytes) -> Iterable[bytes]:
 
 
 def check_bytes(data: bytes) -> Replay:
-    """The verdict on a whole file's bytes (``euchre-referee replay FILE``)."""
+    """The verdict on a whole file's bytes (``euchre-referee replay FILE``).
+
+    A file that is all UTF-8 and valid is replayed as one text; any other goes
+    line by line through :class:`LogCheck`, whose verdict names the bad line.
+    """
+    try:
+        result = replay(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        pass
+    else:
+        if result.error is None:
+            return result
     check = LogCheck()
     for line in file_lines(data):
         check.add_bytes(line)

@@ -255,7 +255,9 @@ def test_checking_a_chunk_at_a_time_is_replay(lines: list[bytes], chunk: int) ->
     got, expected = check.verdict(), replay(data.decode("utf-8"))
     assert got.error == expected.error
     assert got.game.entries == expected.game.entries
-    assert check_bytes(data).error == expected.error
+    whole = check_bytes(data)
+    assert (whole.error, whole.lines) == (expected.error, got.lines)
+    assert whole.game.entries == expected.game.entries
 
 
 # --- small edges ------------------------------------------------------------------------
