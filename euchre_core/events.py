@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Final
 
 from .cards import CARD_BY_TEXT, SEATS, Card, Seat, Suit, Team, format_cards
@@ -19,19 +19,64 @@ class LogSyntaxError(ValueError):
     """A line that is not any event of the log format; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
+_set_field: Final = object.__setattr__
+
+
 class Event:
-    """Base of every log event."""
+    """Base of every log event: immutable, and equal to an event of its own kind
+    with equal fields.
+
+    Each kind lists its fields in ``__slots__`` and sets them in ``__init__``;
+    equality, hashing, ``repr`` and pickling come from here.  (Written out
+    rather than made by ``dataclasses``: the kinds are made at every start of
+    the program, and ``dataclass`` takes a millisecond for each.)
+    """
+
+    __slots__: tuple[str, ...] = ()
+    _values: Callable[[Event], tuple[object, ...]] = staticmethod(lambda event: ())
+    """The event's fields, in ``__slots__`` order."""
+
+    def __init_subclass__(cls) -> None:
+        names = cls.__slots__
+        if len(names) == 1:
+            one = attrgetter(names[0])
+            cls._values = staticmethod(lambda event: (one(event),))
+        elif names:
+            cls._values = staticmethod(attrgetter(*names))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values(self) == other._values(other)
+
+    def __hash__(self) -> int:
+        return hash(self._values(self))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: events do not change")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: events do not change")
+
+    def __reduce__(self) -> tuple[type[Event], tuple[object, ...]]:
+        return type(self), self._values(self)
 
     def line(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
 class Players(Event):
     """``players N=Ragnar E=Sigríður``: names for some or all seats."""
 
+    __slots__ = ("names",)
     names: tuple[tuple[Seat, str], ...]
+
+    def __init__(self, names: tuple[tuple[Seat, str], ...]) -> None:
+        _set_field(self, "names", names)
 
     @classmethod
     def from_names(cls, names: Mapping[Seat, str]) -> Players:
@@ -55,31 +100,44 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
 class SetRules(Event):
     """``rules target=11 ...``: the house rules for the games that follow."""
 
+    __slots__ = ("rules",)
     rules: Rules
+
+    def __init__(self, rules: Rules) -> None:
+        _set_field(self, "rules", rules)
 
     def line(self) -> str:
         return " ".join(["rules", *self.rules.to_tokens()])
 
 
-@dataclass(frozen=True, slots=True)
 class NewGame(Event):
     """``game dealer=W``: a new game, W dealing the first hand."""
 
+    __slots__ = ("dealer",)
     dealer: Seat
+
+    def __init__(self, dealer: Seat) -> None:
+        _set_field(self, "dealer", dealer)
 
     def line(self) -> str:
         return f"game dealer={self.dealer}"
 
 
-@dataclass(frozen=True, slots=True)
+Hands = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+"""Each seat's cards, seats N E S W."""
+
+
 class Deal(Event):
     """``deal N=... E=... S=... W=...``: each seat's five cards, seats N E S W."""
 
-    hands: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+    __slots__ = ("hands",)
+    hands: Hands
+
+    def __init__(self, hands: Hands) -> None:
+        _set_field(self, "hands", hands)
 
     def line(self) -> str:
         return "deal " + " ".join(
@@ -90,57 +148,78 @@ class Deal(Event):
         return self.hands[SEATS.index(seat)]
 
 
-@dataclass(frozen=True, slots=True)
 class Upcard(Event):
     """``upcard JH`` (or just its suit, ``upcard H``)."""
 
+    __slots__ = ("suit", "card")
     suit: Suit
-    card: Card | None = None
+    card: Card | None
+
+    def __init__(self, suit: Suit, card: Card | None = None) -> None:
+        _set_field(self, "suit", suit)
+        _set_field(self, "card", card)
 
     def line(self) -> str:
         return f"upcard {self.card if self.card is not None else self.suit}"
 
 
-@dataclass(frozen=True, slots=True)
 class Pass(Event):
     """``pass E``: E passes in the bidding."""
 
+    __slots__ = ("seat",)
     seat: Seat
+
+    def __init__(self, seat: Seat) -> None:
+        _set_field(self, "seat", seat)
 
     def line(self) -> str:
         return f"pass {self.seat}"
 
 
-@dataclass(frozen=True, slots=True)
 class Order(Event):
     """``order S [alone]``: round 1, S orders up; trump is the upcard's suit."""
 
+    __slots__ = ("seat", "alone")
     seat: Seat
-    alone: bool = False
+    alone: bool
+
+    def __init__(self, seat: Seat, alone: bool = False) -> None:
+        _set_field(self, "seat", seat)
+        _set_field(self, "alone", alone)
 
     def line(self) -> str:
         return f"order {self.seat}" + (" alone" if self.alone else "")
 
 
-@dataclass(frozen=True, slots=True)
 class Call(Event):
     """``call N C [alone]``: round 2, N names clubs."""
 
+    __slots__ = ("seat", "suit", "alone")
     seat: Seat
     suit: Suit
-    alone: bool = False
+    alone: bool
+
+    def __init__(self, seat: Seat, suit: Suit, alone: bool = False) -> None:
+        _set_field(self, "seat", seat)
+        _set_field(self, "suit", suit)
+        _set_field(self, "alone", alone)
 
     def line(self) -> str:
         return f"call {self.seat} {self.suit}" + (" alone" if self.alone else "")
 
 
-@dataclass(frozen=True, slots=True)
 class Make(Event):
     """``make N C [alone]``: N makes clubs trump, round not recorded."""
 
+    __slots__ = ("seat", "suit", "alone")
     seat: Seat
     suit: Suit
-    alone: bool = False
+    alone: bool
+
+    def __init__(self, seat: Seat, suit: Suit, alone: bool = False) -> None:
+        _set_field(self, "seat", seat)
+        _set_field(self, "suit", suit)
+        _set_field(self, "alone", alone)
 
     def line(self) -> str:
         return f"make {self.seat} {self.suit}" + (" alone" if self.alone else "")
@@ -166,91 +245,118 @@ def bid_for(seat: Seat, suit: Suit, alone: bool, upcard: Suit | None) -> Bid:
     return Order(seat, alone) if bid_round == 1 else Call(seat, suit, alone)
 
 
-@dataclass(frozen=True, slots=True)
 class Defend(Event):
     """``defend W``: W defends alone against a lone maker (house rule)."""
 
+    __slots__ = ("seat",)
     seat: Seat
+
+    def __init__(self, seat: Seat) -> None:
+        _set_field(self, "seat", seat)
 
     def line(self) -> str:
         return f"defend {self.seat}"
 
 
-@dataclass(frozen=True, slots=True)
 class Discard(Event):
     """``discard 9C``: the dealer's discard after picking up the upcard."""
 
+    __slots__ = ("card",)
     card: Card
+
+    def __init__(self, card: Card) -> None:
+        _set_field(self, "card", card)
 
     def line(self) -> str:
         return f"discard {self.card}"
 
 
-@dataclass(frozen=True, slots=True)
 class Play(Event):
     """``play W AS``: W plays the ace of spades."""
 
+    __slots__ = ("seat", "card")
     seat: Seat
     card: Card
+
+    def __init__(self, seat: Seat, card: Card) -> None:
+        _set_field(self, "seat", seat)
+        _set_field(self, "card", card)
 
     def line(self) -> str:
         return f"play {self.seat} {self.card}"
 
 
-@dataclass(frozen=True, slots=True)
 class Trick(Event):
     """``trick N``: N won the trick (a check, after a trick's plays)."""
 
+    __slots__ = ("seat",)
     seat: Seat
+
+    def __init__(self, seat: Seat) -> None:
+        _set_field(self, "seat", seat)
 
     def line(self) -> str:
         return f"trick {self.seat}"
 
 
-@dataclass(frozen=True, slots=True)
 class Tricks(Event):
     """``tricks 4``: the makers took 4 tricks in all (claims the rest of the hand)."""
 
+    __slots__ = ("count",)
     count: int
+
+    def __init__(self, count: int) -> None:
+        _set_field(self, "count", count)
 
     def line(self) -> str:
         return f"tricks {self.count}"
 
 
-@dataclass(frozen=True, slots=True)
 class Renege(Event):
     """``renege E``: a renege caught against E; the hand ends with the penalty."""
 
+    __slots__ = ("seat",)
     seat: Seat
+
+    def __init__(self, seat: Seat) -> None:
+        _set_field(self, "seat", seat)
 
     def line(self) -> str:
         return f"renege {self.seat}"
 
 
-@dataclass(frozen=True, slots=True)
 class Undo(Event):
     """``undo``: revokes the entry before it."""
+
+    __slots__ = ()
 
     def line(self) -> str:
         return "undo"
 
 
-@dataclass(frozen=True, slots=True)
 class ScoreCheck(Event):
     """``score NS=3 EW=5``: the score must be exactly this."""
 
+    __slots__ = ("ns", "ew")
     ns: int
     ew: int
+
+    def __init__(self, ns: int, ew: int) -> None:
+        _set_field(self, "ns", ns)
+        _set_field(self, "ew", ew)
 
     def line(self) -> str:
         return f"score NS={self.ns} EW={self.ew}"
 
 
-@dataclass(frozen=True, slots=True)
 class WinnerCheck(Event):
     """``winner NS``: the game must be over, won by NS."""
 
+    __slots__ = ("team",)
     team: Team
+
+    def __init__(self, team: Team) -> None:
+        _set_field(self, "team", team)
 
     def line(self) -> str:
         return f"winner {self.team}"
