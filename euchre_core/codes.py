@@ -202,19 +202,27 @@ _Cards = tuple[int, tuple[Card, ...]]
 _DEAL_FIELDS: Final = Struct("13s6s2s" + "9s6s2s" * 3)
 """The canonical deal line, 72 bytes, cut in twelve: per seat its head and first
 two cards (``deal N=9S,TS,``, `` E=9S,TS,``), two more cards, the last card."""
-_HEADS: Final[dict[bytes, _Cards]] = {
-    f"{'deal N' if seat is SEATS[0] else f' {seat}'}={a},{b},".encode(): (
-        1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b)
-    )
-    for seat in SEATS for a in DECK for b in DECK if a is not b
-}
-_PAIRS: Final[dict[bytes, _Cards]] = {
-    f"{a},{b},".encode(): (1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b))
-    for a in DECK for b in DECK if a is not b
-}
-_ONES: Final[dict[bytes, _Cards]] = {
-    str(card).encode(): (1 << CARD_INDEX[card], (card,)) for card in DECK
-}
+_DealTables = tuple[dict[bytes, _Cards], dict[bytes, _Cards], dict[bytes, _Cards]]
+
+
+def _deal_tables() -> _DealTables:
+    """The heads, pairs and last cards of :data:`_DEAL_FIELDS`, to their cards as
+    lane bits and as cards (made on the first deal read: few programs read one)."""
+    pairs: dict[str, _Cards] = {
+        f"{a},{b},": (1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b))
+        for a in DECK for b in DECK if a is not b
+    }
+    heads: dict[bytes, _Cards] = {}
+    for head in ["deal N", *(f" {seat}" for seat in SEATS[1:])]:
+        heads.update({f"{head}={text}".encode(): cards for text, cards in pairs.items()})
+    ones: dict[bytes, _Cards] = {
+        str(card).encode(): (1 << CARD_INDEX[card], (card,)) for card in DECK
+    }
+    return heads, {text.encode(): cards for text, cards in pairs.items()}, ones
+
+
+_TABLES: list[_DealTables] = []
+""":func:`_deal_tables`, once made."""
 
 
 def read_deal(line: str) -> tuple[Deal, int] | None:
@@ -223,7 +231,9 @@ def read_deal(line: str) -> tuple[Deal, int] | None:
     (those go through the parser, which says what is wrong)."""
     if len(line) != 72:
         return None
-    heads, pairs, ones = _HEADS, _PAIRS, _ONES
+    if not _TABLES:
+        _TABLES.append(_deal_tables())
+    heads, pairs, ones = _TABLES[0]
     try:
         f = _DEAL_FIELDS.unpack(line.encode())
         n1, n2, n3 = heads[f[0]], pairs[f[1]], ones[f[2]]
