@@ -14,7 +14,6 @@ from typing import Any, Final, Literal
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
 from .buttons import BUTTONS, SEAT_BUTTONS, Layout
-from .club.protocol import DEFAULT_EVENT
 from .link.protocol import DEFAULT_BAUDRATE
 
 DEFAULT_PINS: dict[str, int] = {
@@ -27,6 +26,8 @@ DEFAULT_PINS: dict[str, int] = {
 DEFAULT_STATE_DIR: Final = Path("state")
 """Where games are kept unless --state-dir or the config file says otherwise
 (relative to where the referee is started)."""
+DEFAULT_EVENT: Final = "club"
+"""The club night's event id when none is given (the MQTT topics' root: ``euchre/club/``)."""
 
 CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 25}
 """The minimal layout: four buttons (or ``encoder`` pins instead of PREV/NEXT)."""

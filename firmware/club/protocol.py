@@ -37,7 +37,6 @@ from euchre_core.events import name_problem
 VERSION: Final = 1
 """``"v"`` of every message; a message of another version is refused."""
 ROOT: Final = "euchre"
-DEFAULT_EVENT: Final = "club"
 DEFAULT_PORT: Final = 1883
 QOS: Final = 1
 MAX_PAYLOAD: Final = 64 * 1024
