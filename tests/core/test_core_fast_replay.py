@@ -23,7 +23,6 @@ from test_core_prop_games import card_games, rules_strategy, winner_games
 from euchre_core import (
     DECK,
     DEFAULT_NAMES,
-    SEATS,
     Game,
     HandResult,
     Players,
@@ -286,3 +285,46 @@ def test_order_pass_and_deal_objects_stay_the_events_pushed() -> None:
     game = replay("\n".join([HEADER, "game dealer=N", *HAND]) + "\n").game
     assert isinstance(game.entries[1], Deal)
     assert game.entries[3] == Pass(Seat.E) and game.entries[4] == Order(Seat.S)
+
+
+def with_trick_lines(text: str) -> list[str]:
+    """A card-level log with each trick's winner checked by a ``trick`` line after it."""
+    game, out = Game(), []
+    for line in text.split("\n")[:-1]:
+        if line.startswith("trick "):
+            continue  # a check already there: made again below, after every trick
+        out.append(line)
+        event = parse_event(line) if line != HEADER else None
+        if event is None or type(event).__name__ in ("ScoreCheck", "WinnerCheck"):
+            continue
+        game.push(event)  # type: ignore[arg-type]
+        if line.startswith("play ") and game.pending_trick is not None:
+            out.append(f"trick {game.pending_trick}")
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(card_games(rules_strategy(targets=(1, 3, 5))), st.integers(0, 2**32 - 1))
+def test_hands_with_trick_check_lines_replay_as_pushed_line_by_line(
+    played: object, seed: int
+) -> None:
+    lines = with_trick_lines(write_log(played.game))  # type: ignore[attr-defined]
+    assert agree("\n".join(lines) + "\n", deep=True) == "valid"
+    rng = random.Random(seed)
+    for _ in range(40):
+        agree("\n".join(mutate(rng, lines)) + "\n")
+
+
+def test_a_hand_with_trick_check_lines_is_taken_whole() -> None:
+    lines = with_trick_lines("\n".join([HEADER, "game dealer=N", *HAND]) + "\n")[2:]
+    assert sum(line.startswith("trick ") for line in lines) == 5
+    game = Game()
+    game.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
+    assert game.replay_hands(lines, list(map(CODES.__getitem__, lines)), 0) == len(lines)
+    assert game.pending_trick is None and game.hand.start == len(game.entries)
+    wrong = [line.replace("trick ", "trick N" if line[-1] != "N" else "trick E")[:7]
+             if line.startswith("trick ") else line for line in lines]
+    assert wrong != lines
+    fresh = Game()
+    fresh.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
+    assert fresh.replay_hands(wrong, list(map(CODES.__getitem__, wrong)), 0) == 0
