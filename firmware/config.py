@@ -6,7 +6,6 @@ A bad value raises :class:`ConfigError` naming the key.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -226,6 +225,8 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
 
 def load_config(path: Path) -> Config:
     """Read a TOML config file; raises ConfigError with the file's name."""
+    import tomllib  # only when there is a file: the start without one is quicker
+
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)

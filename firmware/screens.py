@@ -19,6 +19,8 @@ fitted to their room (cut with "…"), so nothing can overflow.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from typing import Final
 
@@ -165,6 +167,24 @@ def key_label(key: str) -> str:
 # --------------------------------------------------------------------------- drawing helpers
 
 
+@functools.lru_cache(maxsize=512)
+def _text_mask(font: Font, text: str, x: float, y: float) -> tuple[Image.Image, int, int]:
+    """``text`` drawn once, as Pillow draws it at a point whose fractional parts
+    are ``x`` and ``y``: the lit pixels, and where its origin is in them.
+
+    A frame redraws the same few texts (names, scores, prompts) press after
+    press; drawing a kept mask costs a fraction of laying the text out again.
+    """
+    left, top, right, bottom = font.getbbox(text)
+    origin_x, origin_y = 1 - min(0, math.floor(left)), 1 - min(0, math.floor(top))
+    mask = Image.new("1", (origin_x + math.ceil(right) + 2, origin_y + math.ceil(bottom) + 2), OFF)
+    draw = ImageDraw.Draw(mask)
+    draw.fontmode = "1"
+    draw.text((origin_x + x, origin_y + y), text, font=font, fill=ON)
+    return mask, origin_x, origin_y
+
+
+
 class _Canvas:
     """An image, its draw object and the fonts; small helpers over them."""
 
@@ -178,7 +198,10 @@ class _Canvas:
              font: Font | None = None) -> None:
         """Draw small (or ``font``) text with its capitals starting at row ``cap_top``."""
         font = font or self.fonts.small
-        self.draw.text((x, cap_top - cap_offset(font)), text, font=font, fill=fill)
+        y = cap_top - cap_offset(font)
+        whole_x, whole_y = math.floor(x), math.floor(y)
+        mask, left, top = _text_mask(font, text, x - whole_x, y - whole_y)
+        self.draw.bitmap((whole_x - left, whole_y - top), mask, fill=fill)
 
     def text_right(self, right: float, cap_top: int, text: str, *, fill: int = ON,
                    font: Font | None = None) -> float:

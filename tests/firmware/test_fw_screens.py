@@ -622,3 +622,30 @@ def test_the_config_chooses_the_panel() -> None:
     with pytest.raises(ConfigError) as info:
         parse_config({"display": {"controller": "ssd1322"}})
     assert str(info.value) == "display.controller: one of 'sh1106', 'ssd1306', 'ssd1309'"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(min_codepoint=32, max_codepoint=0x2665), max_size=24),
+       st.floats(-8, 120), st.integers(-6, 60), st.sampled_from(["small", "bold", "large", "big"]),
+       st.booleans())
+def test_kept_text_masks_draw_what_pillow_draws(
+    text: str, x: float, cap_top: int, size: str, lit: bool
+) -> None:
+    """The canvas draws text from kept masks (screens._text_mask): pixel for
+    pixel what ImageDraw.text draws at the same place, fractional x included."""
+    from PIL import ImageDraw
+
+    from firmware.screens import OFF, ON, _Canvas, cap_offset
+
+    fonts = load_fonts()
+    font = getattr(fonts, size)
+    fill = ON if lit else OFF
+    kept = _Canvas(fonts)
+    kept.draw.rectangle((0, 20, 127, 40), fill=ON)  # some lit ground for unlit text
+    kept.text(x, cap_top, text, fill=fill, font=font)
+    plain = Image.new("1", kept.image.size, OFF)
+    draw = ImageDraw.Draw(plain)
+    draw.fontmode = "1"
+    draw.rectangle((0, 20, 127, 40), fill=ON)
+    draw.text((x, cap_top - cap_offset(font)), text, font=font, fill=fill)
+    assert ImageChops.difference(plain, kept.image).getbbox() is None
