@@ -153,6 +153,31 @@ _new_result: Final[Callable[[tuple[object, ...]], HandResult]] = partial(
 """``HandResult(*values)`` without the named tuple's Python-level ``__new__``."""
 
 
+def _wins(rules: Rules, mine: int, theirs: int) -> bool:
+    """True when a side with ``mine`` points against ``theirs`` has won the game."""
+    return mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2)
+
+
+_VERDICTS: Final[dict[Rules, tuple[tuple[str, Team, int], ...]]] = {}
+
+
+def _played_out_verdicts(rules: Rules) -> tuple[tuple[str, Team, int], ...]:
+    """:func:`score_hand`'s how, team and points for a hand played out without a
+    lone defender, at ``12 * (the maker sits E or W) + 2 * maker tricks + alone``
+    (the replay's fast path: made once per rules from score_hand itself)."""
+    verdicts = _VERDICTS.get(rules)
+    if verdicts is None:
+        made = []
+        for maker in SEATS[:2]:
+            for tricks in range(6):
+                for alone in (False, True):
+                    result = score_hand(rules, 1, SEATS[0], maker, Suit.SPADES, alone, None, tricks)
+                    assert result.team is not None  # a hand played out scores
+                    made.append((result.how, result.team, result.points))
+        verdicts = _VERDICTS[rules] = tuple(made)
+    return verdicts
+
+
 _OTHER: Final = {Team.NS: Team.EW, Team.EW: Team.NS}
 _TEAM_OF: Final = {seat: seat.team for seat in SEATS}
 _LEFT: Final = {seat: seat.left for seat in SEATS}
@@ -636,9 +661,7 @@ class Game:
             return False
         score = self.score
         score[team] += result.points
-        mine, theirs = score[team], score[_OTHER[team]]
-        rules = self.rules
-        if mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2):
+        if _wins(self.rules, score[team], score[_OTHER[team]]):
             self.winner = team
             self.phase = _GAME_OVER
             return True
@@ -670,7 +693,8 @@ class Game:
         hand = self.hand
         if self.phase is not _IN_GAME or len(self.entries) != hand.start:
             return index
-        rules, entries, score, add_result = self.rules, self.entries, self.score, self._add_result
+        rules, entries, score, results = self.rules, self.entries, self.score, self.results
+        verdicts, target = _played_out_verdicts(rules), rules.target
         event_of, kinds, read_deal = _c.EVENTS.__getitem__, _c.KIND, _c.read_deal
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         effective, follow, rank_key = _play.EFFECTIVE, _play.FOLLOW, _play.RANK_KEY
@@ -735,8 +759,14 @@ class Game:
             else:
                 break
             odd = winners.count(1) + winners.count(3)  # the tricks E and W won
-            if add_result(score_hand(rules, number, dealer, maker, trump, alone, None,
-                                     odd if _SEAT_INDEX[maker] & 1 else 5 - odd)):
+            maker_odd = _SEAT_INDEX[maker] & 1
+            maker_tricks = odd if maker_odd else 5 - odd
+            how, team, points = verdicts[12 * maker_odd + 2 * maker_tricks + alone]
+            results.append(_new_result((number, dealer, how, team, points, maker, trump, alone,
+                                        None, maker_tricks, None)))
+            mine = score[team] = score[team] + points
+            if mine >= target and _wins(rules, mine, score[_OTHER[team]]):
+                self.winner, self.phase = team, _GAME_OVER
                 # the game's last hand stays, as the handlers leave it
                 if read is None:
                     read = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
