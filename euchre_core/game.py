@@ -609,6 +609,10 @@ class Game:
         return f"{self.name(seat)} sits out: {self.name(hand.maker)} went alone"
 
     def _candidates(self) -> Iterable[Entry]:
+        """The entries that may be legal now, in the order ``legal_entries`` lists
+        them; :meth:`legal_entries` checks each.  Kinds this state refuses
+        whatever their fields (the handlers' first checks) are left out, so
+        fewer are checked; the tests prove the list is the same."""
         hand = self.hand
         if self.pending_trick is not None:
             yield Trick(self.pending_trick)
@@ -616,23 +620,34 @@ class Game:
             yield from (NewGame(seat) for seat in SEATS)
             return
         if hand.maker is None:
-            if hand.held is None:
-                yield from (Upcard(suit) for suit in Suit)
-            yield from (Upcard(card.suit, card) for card in DECK)
-            for seat in SEATS:
-                yield Pass(seat)
+            if hand.upcard_suit is None and not hand.passes:  # the upcard, before the bidding
+                if hand.held is None:
+                    yield from (Upcard(suit) for suit in Suit)
+                yield from (Upcard(card.suit, card) for card in DECK)
+            if hand.held is not None and hand.upcard_card is None:
+                return  # a dealt hand's bidding waits for its upcard
+            turn = hand.bid_turn
+            for seat in SEATS if not hand.passes else (turn,):  # the first bid: any seat
+                if seat is turn:
+                    yield Pass(seat)
                 for alone in (False, True):
                     yield Order(seat, alone)
                     for suit in Suit:
                         yield Call(seat, suit, alone)
                         yield Make(seat, suit, alone)
             return
-        yield from (Defend(seat) for seat in SEATS)
-        yield from (Discard(card) for card in DECK)
-        to_play = hand.to_play
-        yield from (Play(to_play, card) for card in DECK)
-        yield from (Trick(seat) for seat in SEATS)
-        yield from (Tricks(count) for count in range(6))
+        if (self.rules.defend_alone and hand.alone and hand.lone_defender is None
+                and len(self.entries) == hand.call_index):
+            yield from (Defend(seat) for seat in SEATS)
+        if hand.round != 2 and hand.discarded is None and not hand.tricks and not hand.trick:
+            yield from (Discard(card) for card in DECK)
+        if hand.playable:
+            to_play = hand.to_play
+            yield from (Play(to_play, card) for card in DECK)
+        if not hand.trick:
+            if not hand.card_level:
+                yield from (Trick(seat) for seat in SEATS)
+            yield from (Tricks(count) for count in range(6))
         yield from (Renege(seat) for seat in SEATS)
 
     # --- applying ------------------------------------------------------------

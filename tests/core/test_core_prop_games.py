@@ -39,21 +39,26 @@ from euchre_core import (
     write_log,
 )
 from euchre_core import Phase as GamePhase
+from euchre_core.codes import EVENTS
 from euchre_core.events import (
     Call,
     Deal,
     Defend,
     Discard,
+    Entry,
     Make,
     NewGame,
     Order,
     Pass,
     Play,
     Renege,
+    ScoreCheck,
     SetRules,
     Trick,
     Tricks,
+    Undo,
     Upcard,
+    WinnerCheck,
 )
 
 SUITS = tuple(Suit)
@@ -566,6 +571,13 @@ def random_candidate(rng: random.Random, game: Game) -> object:
     return Upcard(card.suit, card) if kind == 12 else Upcard(suit)
 
 
+FIXED_ENTRIES: list[Entry] = [
+    fixed for fixed in EVENTS  # type: ignore[misc]  # every entry of a fixed form
+    if fixed is not None and not isinstance(fixed, (ScoreCheck, WinnerCheck, Undo))
+]
+"""Every entry but deal, players and rules lines (those take free text)."""
+
+
 def check_legal_entries(played: Played, rng: random.Random) -> None:
     """At every point of the game: each listed entry passes check; random
     candidates pass check exactly when listed, and a refused one is refused by
@@ -579,6 +591,8 @@ def check_legal_entries(played: Played, rng: random.Random) -> None:
         text = write_log(game) if index in deep else None
         for entry in legal:
             assert game.check(entry) is None, entry
+        if index in deep or rng.random() < 0.25:  # nothing legal is left out of the list
+            assert set(legal) == {entry for entry in FIXED_ENTRIES if game.check(entry) is None}
         for _ in range(6):
             candidate = random_candidate(rng, game)
             reason = game.check(candidate)  # type: ignore[arg-type]
