@@ -328,3 +328,29 @@ def test_a_hand_with_trick_check_lines_is_taken_whole() -> None:
     fresh = Game()
     fresh.push(parse_event("game dealer=N"))  # type: ignore[arg-type]
     assert fresh.replay_hands(wrong, list(map(CODES.__getitem__, wrong)), 0) == 0
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(card_games(rules_strategy(targets=(1, 3, 5))), winner_games()),
+       st.integers(0, 2**32 - 1), st.integers(1, 400))
+def test_a_long_log_read_a_piece_at_a_time_replays_the_same(
+    played: object, seed: int, piece: int
+) -> None:
+    """``replay`` splits a long text into lines a piece at a time (log.PIECE
+    characters); a piece may end in the middle of a hand."""
+    from euchre_core import log
+
+    rng = random.Random(seed)
+    lines = write_log(played.game).split("\n")[:-1]  # type: ignore[attr-defined]
+    texts = ["\n".join(lines) + "\n", *("\n".join(mutate(rng, lines)) + "\n" for _ in range(5))]
+    whole = [replay(text) for text in texts]
+    saved = log.PIECE
+    log.PIECE = piece
+    try:
+        for text, expected in zip(texts, whole):
+            result = agree(text)  # against pushing line by line, with short pieces
+            got = replay(text)
+            assert (got.error, got.lines, got.game.entries) == (
+                expected.error, expected.lines, expected.game.entries), result
+    finally:
+        log.PIECE = saved
