@@ -10,12 +10,13 @@ Only the canonical spelling of each fixed-form line is in the dict at import;
 every other spelling (a checksum, a comment, ``10S``, ``♠``, lower case) gets the
 code of its event from :meth:`_Codes.__missing__`, which parses it the one way
 lines are parsed and memoises the answer.  Deal lines are read by
-:func:`read_deal` (or :func:`deal_of`, which takes every spelling).
+:func:`read_deal` (or, in any other spelling, :func:`deal_of`).
 """
 
 from __future__ import annotations
 
 from _thread import allocate_lock
+from functools import cache
 from struct import Struct
 from struct import error as StructError
 from typing import Final
@@ -205,6 +206,7 @@ two cards (``deal N=9S,TS,``, `` E=9S,TS,``), two more cards, the last card."""
 _DealTables = tuple[dict[bytes, _Cards], dict[bytes, _Cards], dict[bytes, _Cards]]
 
 
+@cache
 def _deal_tables() -> _DealTables:
     """The heads, pairs and last cards of :data:`_DEAL_FIELDS`, to their cards as
     lane bits and as cards (made on the first deal read: few programs read one)."""
@@ -221,19 +223,13 @@ def _deal_tables() -> _DealTables:
     return heads, {text.encode(): cards for text, cards in pairs.items()}, ones
 
 
-_TABLES: list[_DealTables] = []
-""":func:`_deal_tables`, once made."""
-
-
 def read_deal(line: str) -> tuple[Deal, int] | None:
     """A deal line in the writer's exact form, as its event and the hands int
     (:mod:`euchre_core.play`); None for any other line, or one dealing a card twice
     (those go through the parser, which says what is wrong)."""
     if len(line) != 72:
         return None
-    if not _TABLES:
-        _TABLES.append(_deal_tables())
-    heads, pairs, ones = _TABLES[0]
+    heads, pairs, ones = _deal_tables()
     try:
         f = _DEAL_FIELDS.unpack(line.encode())
         n1, n2, n3 = heads[f[0]], pairs[f[1]], ones[f[2]]
@@ -252,12 +248,10 @@ def read_deal(line: str) -> tuple[Deal, int] | None:
 
 
 def deal_of(line: str) -> tuple[Deal, int] | None:
-    """A deal line's event and hands int, in any spelling the parser takes (a
-    checksum, a comment...); None for any other line, or a deal the parser
-    refuses (the engine then says what is wrong, line by line)."""
-    dealt = read_deal(line)
-    if dealt is not None:
-        return dealt
+    """A deal line's event and hands int, read by the parser: any spelling it
+    takes (a checksum, a comment...); None for any other line, or a deal it
+    refuses (the engine then says what is wrong, line by line).  The writer's
+    exact form is read faster by :func:`read_deal`."""
     from .log import strip_line
 
     try:
