@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from luma.core.device import dummy
 from PIL import Image, ImageChops
@@ -647,5 +647,9 @@ def test_kept_text_masks_draw_what_pillow_draws(
     draw = ImageDraw.Draw(plain)
     draw.fontmode = "1"
     draw.rectangle((0, 20, 127, 40), fill=ON)
-    draw.text((x, cap_top - cap_offset(font)), text, font=font, fill=fill)
+    try:
+        draw.text((x, cap_top - cap_offset(font)), text, font=font, fill=fill)
+    except ValueError:  # Pillow 13 itself: "bad image size" for "" at x just under a whole
+        assert text == ""
+        reject()  # nothing of Pillow's to compare with (the kept mask draws nothing)
     assert ImageChops.difference(plain, kept.image).getbbox() is None
