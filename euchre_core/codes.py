@@ -21,7 +21,7 @@ from struct import Struct
 from struct import error as StructError
 from typing import Final
 
-from .cards import DECK, SEATS, Card, Suit, Team
+from .cards import DECK, SEATS, Suit, Team
 from .events import (
     Call,
     Deal,
@@ -198,60 +198,55 @@ CODES: Final = _Codes(
 
 # --- deal lines ----------------------------------------------------------------
 
-_Cards = tuple[int, tuple[Card, ...]]
-"""Some cards of one hand, as lane bits (lane 0) and as cards."""
 _DEAL_FIELDS: Final = Struct("13s6s2s" + "9s6s2s" * 3)
 """The canonical deal line, 72 bytes, cut in twelve: per seat its head and first
 two cards (``deal N=9S,TS,``, `` E=9S,TS,``), two more cards, the last card."""
-_DealTables = tuple[dict[bytes, _Cards], dict[bytes, _Cards], dict[bytes, _Cards]]
+_DealTables = tuple[dict[bytes, int], dict[bytes, int], dict[bytes, int]]
 
 
 @cache
 def _deal_tables() -> _DealTables:
-    """The heads, pairs and last cards of :data:`_DEAL_FIELDS`, to their cards as
-    lane bits and as cards (made on the first deal read: few programs read one)."""
-    pairs: dict[str, _Cards] = {
-        f"{a},{b},": (1 << CARD_INDEX[a] | 1 << CARD_INDEX[b], (a, b))
+    """The heads, pairs and last cards of :data:`_DEAL_FIELDS`, to their cards'
+    bits in lane 0 (made on the first deal read: few programs read one)."""
+    pairs: dict[str, int] = {
+        f"{a},{b},": 1 << CARD_INDEX[a] | 1 << CARD_INDEX[b]
         for a in DECK for b in DECK if a is not b
     }
-    heads: dict[bytes, _Cards] = {}
+    heads: dict[bytes, int] = {}
     for head in ["deal N", *(f" {seat}" for seat in SEATS[1:])]:
         heads.update({f"{head}={text}".encode(): cards for text, cards in pairs.items()})
-    ones: dict[bytes, _Cards] = {
-        str(card).encode(): (1 << CARD_INDEX[card], (card,)) for card in DECK
-    }
+    ones = {str(card).encode(): 1 << CARD_INDEX[card] for card in DECK}
     return heads, {text.encode(): cards for text, cards in pairs.items()}, ones
 
 
-def read_deal(line: str) -> tuple[Deal, int] | None:
-    """A deal line in the writer's exact form, as its event and the hands int
-    (:mod:`euchre_core.play`); None for any other line, or one dealing a card twice
-    (those go through the parser, which says what is wrong)."""
+def read_deal(line: str) -> int | None:
+    """The hands int (:mod:`euchre_core.play`) of a deal line in the writer's
+    exact form (its event is then ``Deal.from_line(line)``); None for any other
+    line, or one dealing a card twice (those go through the parser, which says
+    what is wrong)."""
     if len(line) != 72:
         return None
     heads, pairs, ones = _deal_tables()
     try:
         f = _DEAL_FIELDS.unpack(line.encode())
-        n1, n2, n3 = heads[f[0]], pairs[f[1]], ones[f[2]]
-        e1, e2, e3 = heads[f[3]], pairs[f[4]], ones[f[5]]
-        s1, s2, s3 = heads[f[6]], pairs[f[7]], ones[f[8]]
-        w1, w2, w3 = heads[f[9]], pairs[f[10]], ones[f[11]]
+        # A seat's three parts as a sum: it has all five bits only when they
+        # are five different cards (a card twice carries into fewer bits).
+        north = heads[f[0]] + pairs[f[1]] + ones[f[2]]
+        east = heads[f[3]] + pairs[f[4]] + ones[f[5]]
+        south = heads[f[6]] + pairs[f[7]] + ones[f[8]]
+        west = heads[f[9]] + pairs[f[10]] + ones[f[11]]
     except (KeyError, StructError):  # another form (non-ASCII text is longer: StructError)
         return None
-    north, east = n1[0] | n2[0] | n3[0], e1[0] | e2[0] | e3[0]
-    south, west = s1[0] | s2[0] | s3[0], w1[0] | w2[0] | w3[0]
     if (north | east | south | west).bit_count() != 20:  # a card twice
         return None
-    deal = Deal((n1[1] + n2[1] + n3[1], e1[1] + e2[1] + e3[1],
-                 s1[1] + s2[1] + s3[1], w1[1] + w2[1] + w3[1]))
-    return deal, north + (east << LANE) + (south << 2 * LANE) + (west << 3 * LANE)
+    return north + (east << LANE) + (south << 2 * LANE) + (west << 3 * LANE)
 
 
 def deal_of(line: str) -> tuple[Deal, int] | None:
     """A deal line's event and hands int, read by the parser: any spelling it
     takes (a checksum, a comment...); None for any other line, or a deal it
     refuses (the engine then says what is wrong, line by line).  The writer's
-    exact form is read faster by :func:`read_deal`."""
+    exact form is read faster by :func:`read_deal` and ``Deal.from_line``."""
     from .log import strip_line
 
     try:

@@ -20,24 +20,27 @@ class LogSyntaxError(ValueError):
 
 
 _set_field: Final = object.__setattr__
+_new_event: Final = object.__new__
 
 
 class Event:
     """Base of every log event: immutable, and equal to an event of its own kind
     with equal fields.
 
-    Each kind lists its fields in ``__slots__`` and sets them in ``__init__``;
+    Each kind lists its fields in ``__slots__`` (or ``_fields``) and sets them in ``__init__``;
     equality, hashing, ``repr`` and pickling come from here.  (Written out
     rather than made by ``dataclasses``: the kinds are made at every start of
     the program, and ``dataclass`` takes a millisecond for each.)
     """
 
     __slots__: tuple[str, ...] = ()
+    _fields: tuple[str, ...] = ()
+    """The names of the event's fields (its ``__slots__`` unless it says otherwise)."""
     _values: Callable[[Event], tuple[object, ...]] = staticmethod(lambda event: ())
-    """The event's fields, in ``__slots__`` order."""
+    """The event's fields, in ``_fields`` order."""
 
     def __init_subclass__(cls) -> None:
-        names = cls.__slots__
+        names = cls._fields = cls.__dict__.get("_fields", cls.__slots__)
         if len(names) == 1:
             one = attrgetter(names[0])
             cls._values = staticmethod(lambda event: (one(event),))
@@ -53,7 +56,7 @@ class Event:
         return hash(self._values(self))
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__name__}({fields})"
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -131,18 +134,45 @@ Hands = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, 
 
 
 class Deal(Event):
-    """``deal N=... E=... S=... W=...``: each seat's five cards, seats N E S W."""
+    """``deal N=... E=... S=... W=...``: each seat's five cards, seats N E S W.
 
-    __slots__ = ("hands",)
-    hands: Hands
+    A deal read from a line in the writer's exact form (:meth:`from_line`, the
+    replay's fast path) keeps the line and makes its cards when first asked.
+    """
+
+    __slots__ = ("_hands", "_line")
+    _fields = ("hands",)
 
     def __init__(self, hands: Hands) -> None:
-        _set_field(self, "hands", hands)
+        _set_field(self, "_hands", hands)
+
+    @classmethod
+    def from_line(cls, line: str) -> Deal:
+        """The deal on ``line``, which must be in the writer's exact form
+        (``deal N=9S,TS,JS,QS,KS E=...``, as :func:`codes.read_deal` takes)."""
+        deal = _new_event(cls)
+        _set_field(deal, "_line", line)
+        return deal
+
+    @property
+    def hands(self) -> Hands:
+        try:
+            return self._hands
+        except AttributeError:  # made from its line: read the cards now, once
+            hands = tuple(
+                tuple(CARD_BY_TEXT[text] for text in field[2:].split(","))
+                for field in self._line[5:].split(" ")
+            )
+            _set_field(self, "_hands", hands)
+            return hands  # type: ignore[return-value]
 
     def line(self) -> str:
-        return "deal " + " ".join(
-            f"{seat}={format_cards(hand)}" for seat, hand in zip(SEATS, self.hands)
-        )
+        try:
+            return self._line
+        except AttributeError:
+            return "deal " + " ".join(
+                f"{seat}={format_cards(hand)}" for seat, hand in zip(SEATS, self.hands)
+            )
 
     def hand_of(self, seat: Seat) -> tuple[Card, ...]:
         return self.hands[SEATS.index(seat)]

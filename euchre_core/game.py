@@ -710,7 +710,8 @@ class Game:
             return index
         rules, entries, score, results = self.rules, self.entries, self.score, self.results
         verdicts, target = _played_out_verdicts(rules), rules.target
-        event_of, kinds, read_deal = _c.EVENTS.__getitem__, _c.KIND, _c.read_deal
+        event_of, kinds = _c.EVENTS.__getitem__, _c.KIND
+        read_deal, new_deal = _c.read_deal, Deal.from_line
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         effective, follow, rank_key = _play.EFFECTIVE, _play.FOLLOW, _play.RANK_KEY
         number, dealer, pending = hand.number, hand.dealer, self.pending_trick
@@ -718,10 +719,15 @@ class Game:
         while index < count:
             code = codes[index]
             if code == _c.DEAL_CODE:  # a card-level hand
-                dealt = read_deal(lines[index]) or _c.deal_of(lines[index])
-                if dealt is None:
-                    break
-                deal, held = dealt
+                line = lines[index]
+                held = read_deal(line)
+                if held is not None:
+                    deal = new_deal(line)
+                else:  # another spelling (a checksum, a comment...), or wrong
+                    dealt = _c.deal_of(line)
+                    if dealt is None:
+                        break
+                    deal, held = dealt
                 try:
                     upcard = upcard_of[codes[index + 1]]
                     if upcard < 0 or held & _ALL_LANES[upcard]:  # not a card, or a dealt one

@@ -29,6 +29,7 @@ from .codes import (
     read_deal,
 )
 from .events import (
+    Deal,
     Event,
     LogSyntaxError,
     NewGame,
@@ -211,8 +212,8 @@ def _replay_lines(game: Game, lines: list[str], number: int) -> LogError | None:
             refused = game.verify_reason(events[code])  # type: ignore[arg-type]
         elif kind == ENTRY or kind == OPEN:
             refused = offer(events[code])  # type: ignore[arg-type]
-        elif kind == DEAL and (deal := read_deal(lines[index])) is not None:
-            refused = offer(deal[0])
+        elif kind == DEAL and read_deal(lines[index]) is not None:
+            refused = offer(Deal.from_line(lines[index]))
         elif kind != BLANK:
             try:
                 event = parse_line(strip_line(lines[index]))

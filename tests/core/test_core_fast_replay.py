@@ -13,8 +13,10 @@ and a game that goes on the same way (``legal_entries``, ``undo``).
 
 from __future__ import annotations
 
+import pickle
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_core_play_runs import HAND, one_at_a_time
@@ -23,6 +25,7 @@ from test_core_prop_games import card_games, rules_strategy, winner_games
 from euchre_core import (
     DECK,
     DEFAULT_NAMES,
+    Card,
     Game,
     HandResult,
     Players,
@@ -171,8 +174,9 @@ def test_the_tables_come_from_effective_suit_and_card_power() -> None:
 
 
 def test_read_deal_takes_only_the_canonical_form_and_deal_of_every_spelling() -> None:
-    deal, held = read_deal(HAND[0])  # type: ignore[misc]
-    assert deal == parse_event(HAND[0])
+    held = read_deal(HAND[0])
+    deal = parse_event(HAND[0])
+    assert isinstance(deal, Deal)
     assert held == fast.lanes([[fast.CARD_INDEX[c] for c in cards] for cards in deal.hands])
     assert read_deal(HAND[0].lower()) is None
     assert read_deal(HAND[0].replace("KS", "9S")) is None  # a card twice
@@ -182,6 +186,29 @@ def test_read_deal_takes_only_the_canonical_form_and_deal_of_every_spelling() ->
         assert deal_of(spelling) == (deal, held)  # any spelling the parser takes
     assert deal_of(HAND[0].replace("KS", "9S")) is None  # the parser says why, line by line
     assert deal_of(HAND[1]) is None
+
+
+def test_a_deal_made_from_its_line_is_the_parsed_deal() -> None:
+    parsed, lazy = parse_event(HAND[0]), Deal.from_line(HAND[0])
+    assert lazy.line() == HAND[0]
+    assert (lazy, hash(lazy), repr(lazy)) == (parsed, hash(parsed), repr(parsed))
+    assert pickle.loads(pickle.dumps(Deal.from_line(HAND[0]))) == parsed
+    assert Deal.from_line(HAND[0]).hands == parsed.hands  # type: ignore[union-attr]
+    with pytest.raises(AttributeError, match="events do not change"):
+        lazy.hands = parsed.hands  # type: ignore[misc, union-attr]
+
+
+@given(st.permutations(DECK), st.integers(0, 19), st.integers(0, 19))
+def test_read_deal_refuses_any_card_twice(deck: list[Card], at: int, copy: int) -> None:
+    """The deal line's fields are added, not or-ed: a card twice, in one seat or
+    two, must still be refused (and a deal of twenty cards read exactly)."""
+    hands = tuple(tuple(deck[5 * seat:5 * seat + 5]) for seat in range(4))
+    line = Deal(hands).line()  # type: ignore[arg-type]
+    assert read_deal(line) == fast.lanes([[fast.CARD_INDEX[c] for c in cards] for cards in hands])
+    twice = list(deck[:20])
+    twice[at] = twice[copy]
+    bad = Deal(tuple(tuple(twice[5 * seat:5 * seat + 5]) for seat in range(4))).line()  # type: ignore[arg-type]
+    assert (read_deal(bad) is None) == (at != copy)
 
 
 def test_the_fast_path_takes_whole_hands_and_their_check_lines() -> None:
