@@ -142,6 +142,8 @@ class Deal(Event):
 
     __slots__ = ("_hands", "_line")
     _fields = ("hands",)
+    _hands: Hands
+    _line: str
 
     def __init__(self, hands: Hands) -> None:
         _set_field(self, "_hands", hands)

@@ -719,12 +719,12 @@ class Game:
         while index < count:
             code = codes[index]
             if code == _c.DEAL_CODE:  # a card-level hand
-                line = lines[index]
-                held = read_deal(line)
+                text = lines[index]
+                held = read_deal(text)
                 if held is not None:
-                    deal = new_deal(line)
+                    deal = new_deal(text)
                 else:  # another spelling (a checksum, a comment...), or wrong
-                    dealt = _c.deal_of(line)
+                    dealt = _c.deal_of(text)
                     if dealt is None:
                         break
                     deal, held = dealt
