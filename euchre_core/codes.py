@@ -113,6 +113,8 @@ BID_ROUND_OF: Final = _table()
 ALONE_OF: Final = [False] * len(EVENTS)
 DISCARD_CARD_OF: Final = _table()
 TRICK_SEAT_OF: Final = _table()
+SCORE_OF: Final[list[tuple[int, int] | None]] = [None] * len(EVENTS)
+"""``(ns, ew)`` of a ``score`` check line (None for every other line)."""
 for _code, _event in enumerate(EVENTS):
     if isinstance(_event, Upcard):
         UPCARD_SUIT_OF[_code] = SUIT_INDEX[_event.suit]
@@ -162,6 +164,7 @@ class _Codes(dict[str, int]):
                 for table in _ALL_TABLES:
                     table.append(_NONE)
                 ALONE_OF.append(False)
+                SCORE_OF.append((event.ns, event.ew) if type(event) is ScoreCheck else None)
                 self[event.line()] = code
             return code
 
@@ -228,13 +231,13 @@ def read_deal(line: str) -> int | None:
         return None
     heads, pairs, ones = _deal_tables()
     try:
-        f = _DEAL_FIELDS.unpack(line.encode())
+        n1, n2, n3, e1, e2, e3, s1, s2, s3, w1, w2, w3 = _DEAL_FIELDS.unpack(line.encode())
         # A seat's three parts as a sum: it has all five bits only when they
         # are five different cards (a card twice carries into fewer bits).
-        north = heads[f[0]] + pairs[f[1]] + ones[f[2]]
-        east = heads[f[3]] + pairs[f[4]] + ones[f[5]]
-        south = heads[f[6]] + pairs[f[7]] + ones[f[8]]
-        west = heads[f[9]] + pairs[f[10]] + ones[f[11]]
+        north = heads[n1] + pairs[n2] + ones[n3]
+        east = heads[e1] + pairs[e2] + ones[e3]
+        south = heads[s1] + pairs[s2] + ones[s3]
+        west = heads[w1] + pairs[w2] + ones[w3]
     except (KeyError, StructError):  # another form (non-ASCII text is longer: StructError)
         return None
     if (north | east | south | west).bit_count() != 20:  # a card twice

@@ -158,26 +158,6 @@ def _wins(rules: Rules, mine: int, theirs: int) -> bool:
     return mine >= rules.target and (not rules.win_by_two or mine - theirs >= 2)
 
 
-_VERDICTS: Final[dict[Rules, tuple[tuple[str, Team, int], ...]]] = {}
-
-
-def _played_out_verdicts(rules: Rules) -> tuple[tuple[str, Team, int], ...]:
-    """:func:`score_hand`'s how, team and points for a hand played out without a
-    lone defender, at ``12 * (the maker sits E or W) + 2 * maker tricks + alone``
-    (the replay's fast path: made once per rules from score_hand itself)."""
-    verdicts = _VERDICTS.get(rules)
-    if verdicts is None:
-        made = []
-        for maker in SEATS[:2]:
-            for tricks in range(6):
-                for alone in (False, True):
-                    result = score_hand(rules, 1, SEATS[0], maker, Suit.SPADES, alone, None, tricks)
-                    assert result.team is not None  # a hand played out scores
-                    made.append((result.how, result.team, result.points))
-        verdicts = _VERDICTS[rules] = tuple(made)
-    return verdicts
-
-
 _OTHER: Final = {Team.NS: Team.EW, Team.EW: Team.NS}
 _TEAM_OF: Final = {seat: seat.team for seat in SEATS}
 _LEFT: Final = {seat: seat.left for seat in SEATS}
@@ -222,22 +202,86 @@ def _first_leader(
     return next_seat[maker if lone and rules.lone_lead == "maker-left" else dealer]
 
 
+_Verdict = tuple[str, Team, int, int]
+"""How a hand played out ends: how, the team that scores, its points, the maker's tricks."""
+_Shape = tuple[int, Any, tuple[int, ...]]
+"""Who plays a hand: cards in a trick, the turn orders (``play.turn_orders``),
+and the first leader (seat int) for each dealer (seat int)."""
+_FastTables = tuple[tuple[tuple[tuple[_Verdict, ...], ...], ...], tuple[tuple[_Shape, ...], ...]]
+_FAST: Final[dict[int, tuple[Rules, _FastTables]]] = {}
+
+
+def _fast_tables(rules: Rules) -> _FastTables:
+    """The replay's fast path tables for ``rules``, made from the one source of
+    each rule (:func:`score_hand`, :func:`_first_leader`) once per rules object:
+
+    * ``verdicts[maker][alone][odd]``: how a hand played out without a lone
+      defender ends, when the maker (seat int) went alone or not and E and W
+      took ``odd`` tricks;
+    * ``shapes[alone][maker]``: who plays (:data:`_Shape`).
+    """
+    known = _FAST.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    verdicts = []
+    for maker in SEATS:
+        by_alone = []
+        for alone in (False, True):
+            by_odd = []
+            for odd in range(6):
+                tricks = odd if maker.team is _EW else 5 - odd
+                result = score_hand(rules, 1, SEATS[0], maker, Suit.SPADES, alone, None, tricks)
+                assert result.team is not None  # a hand played out scores
+                by_odd.append((result.how, result.team, result.points, tricks))
+            by_alone.append(tuple(by_odd))
+        verdicts.append(tuple(by_alone))
+    shapes = tuple(
+        tuple(
+            (
+                4 - len(out), orders,
+                tuple(
+                    _SEAT_INDEX[_first_leader(rules, dealer, maker, alone, None, next_seat)]
+                    for dealer in SEATS
+                ),
+            )
+            for maker in SEATS
+            for out, next_seat, orders in [_LONE[maker] if alone else _ALL_PLAY]
+        )
+        for alone in (False, True)
+    )
+    if len(_FAST) >= 64:  # a bound: rules objects come and go on a long-running device
+        _FAST.clear()
+    tables = (tuple(verdicts), shapes)
+    _FAST[id(rules)] = (rules, tables)
+    return tables
+
+
+_PASS_RUNS: Final = tuple(
+    tuple(_c.CODES[Pass(SEATS[(dealer + turn) % 4]).line()] for turn in range(1, 9)) + (-1,)
+    for dealer in range(4)
+)
+"""Per dealer (seat int): the codes of the eight passes in turn from the
+dealer's left, then -1 (no line's code)."""
+NEXT_DEALER: Final = (1, 2, 3, 0)
+"""The next hand's dealer (seat int) after each dealer: the one on the left."""
+
+
 def _read_bid(
-    rules: Rules, dealer: Seat, codes: Sequence[int], index: int, up_suit: int
-) -> tuple[int, Seat, Suit, int, bool, int] | None:
+    rules: Rules, dealer: int, codes: Sequence[int], index: int, up_suit: int
+) -> tuple[int, int, int, int, bool, int] | None:
     """The replay's fast path through the bidding of a hand whose upcard's suit is
     ``up_suit``: the passes from ``codes[index]`` in turn, then the call.
 
-    Returns the index after the call, the maker, trump, the round (1 or 2), alone
-    and the number of passes, when these are all legal by :meth:`Game._bid`'s
-    rules, else None (and the lines go to the handlers, which say why).
+    Returns the index after the call, the maker (seat int), trump (suit int),
+    the round (1 or 2), alone and the number of passes, when these are all legal
+    by :meth:`Game._bid`'s rules, else None (and the lines go to the handlers,
+    which say why).
     """
-    first = _SEAT_INDEX[dealer] + 1
-    pass_of = _c.PASS_SEAT_OF
+    run = _PASS_RUNS[dealer]
     passes = 0
-    while pass_of[codes[index + passes]] == (first + passes) % 4:
+    while codes[index + passes] == run[passes]:
         passes += 1
-    if passes >= 8:  # stick the dealer, or a hand thrown in
+    if passes == 8:  # stick the dealer, or a hand thrown in
         return None
     code = codes[index + passes]
     seat = _c.BID_SEAT_OF[code]
@@ -249,13 +293,12 @@ def _read_bid(
         bid_round = 1 if suit == up_suit else 2
     if bid_round == 2 and suit == up_suit:
         return None
-    if passes and ((bid_round == 1) != (passes < 4) or seat != (first + passes) % 4):
+    if passes and ((bid_round == 1) != (passes < 4) or seat != (dealer + 1 + passes) % 4):
         return None
     alone = _c.ALONE_OF[code]
-    maker = SEATS[seat]
-    if rules.canadian_loner and bid_round == 1 and maker is _LEFT[_LEFT[dealer]] and not alone:
+    if rules.canadian_loner and bid_round == 1 and seat == (dealer + 2) % 4 and not alone:
         return None
-    return index + passes + 1, maker, _play.SUITS[suit], bid_round, alone, passes
+    return index + passes + 1, seat, suit, bid_round, alone, passes
 
 
 class Hand:
@@ -355,13 +398,13 @@ class Hand:
 
 
 _HandRead = tuple[
-    int, Deal | None, int | None, int, int, int, Seat, Suit, int, bool, int, tuple[int, ...], bool
+    int, Deal | None, int | None, int, int, int, int, int, int, bool, int, tuple[int, ...], bool
 ]
 """A whole hand read for the replay's fast path: the index after its lines; its
 deal (None for a hand by trick winners) and the hands int at its end; the upcard
-card (-1 when only its suit is known) and suit; the passes; the maker, trump,
-round and alone; the discard (-1 for none); the trick winners (seat ints); and
-whether each trick was followed by its ``trick`` line."""
+card (-1 when only its suit is known) and suit; the passes; the maker (seat int),
+trump (suit int), round and alone; the discard (-1 for none); the trick winners
+(seat ints); and whether each trick was followed by its ``trick`` line."""
 
 
 _FIVE_TRICKS: Final = {size: _play.trick_block(size, 5) for size in (3, 4)}
@@ -370,7 +413,7 @@ maker: 3)."""
 
 
 def _read_hand_by_winners(
-    rules: Rules, dealer: Seat, codes: list[int], index: int
+    rules: Rules, dealer: int, codes: list[int], index: int
 ) -> _HandRead | None:
     """The hand by trick winners whose upcard is ``codes[index]``, when it has the
     usual shape and every line of it is legal (see :meth:`Game.replay_hands`)."""
@@ -386,7 +429,7 @@ def _read_hand_by_winners(
     at, maker, trump, bid_round, alone, passes = bid
     end = at + 5
     winners = tuple(map(_c.TRICK_SEAT_OF.__getitem__, codes[at:end]))
-    if len(winners) != 5 or min(winners) < 0 or alone and _SEAT_INDEX[maker.partner] in winners:
+    if len(winners) != 5 or min(winners) < 0 or alone and (maker + 2) % 4 in winners:
         return None
     return (end, None, None, _c.UPCARD_CARD_OF[codes[index]], up_suit, passes, maker, trump,
             bid_round, alone, -1, winners, False)
@@ -401,10 +444,11 @@ def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand
     hand.upcard_card = DECK[upcard] if upcard >= 0 else None
     hand.upcard_suit = _play.SUITS[up_suit]
     hand.passes = passes
-    hand.maker, hand.trump, hand.alone, hand.round = maker, trump, alone, bid_round
+    hand.maker, hand.trump = SEATS[maker], _play.SUITS[trump]
+    hand.alone, hand.round = alone, bid_round
     hand.call_index = start + (deal is not None) + 2 + passes
     if alone:
-        hand.set_sitting_out((maker.partner,))
+        hand.set_sitting_out((SEATS[maker].partner,))
     if discard >= 0:
         hand.discarded = DECK[discard]
     hand.tricks = list(map(SEATS.__getitem__, won))
@@ -709,12 +753,13 @@ class Game:
         if self.phase is not _IN_GAME or len(self.entries) != hand.start:
             return index
         rules, entries, score, results = self.rules, self.entries, self.score, self.results
-        verdicts, target = _played_out_verdicts(rules), rules.target
-        event_of, kinds = _c.EVENTS.__getitem__, _c.KIND
+        (verdicts, shapes), target = _fast_tables(rules), rules.target
+        event_of, kinds, score_of = _c.EVENTS.__getitem__, _c.KIND, _c.SCORE_OF
         read_deal, new_deal = _c.read_deal, Deal.from_line
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
-        effective, follow, rank_key = _play.EFFECTIVE, _play.FOLLOW, _play.RANK_KEY
-        number, dealer, pending = hand.number, hand.dealer, self.pending_trick
+        lead, suits = _play.LEAD, _play.SUITS
+        number, dealer, pending = hand.number, _SEAT_INDEX[hand.dealer], self.pending_trick
+        ns, ew = score[_NS], score[_EW]
         first, count = index, len(codes)
         while index < count:
             code = codes[index]
@@ -738,27 +783,21 @@ class Game:
                     at, maker, trump, bid_round, alone, passes = bid
                     discard = -1
                     if bid_round == 1:  # the dealer picks up the upcard and discards
-                        lane = _LANE * _SEAT_INDEX[dealer]
+                        lane = _LANE * dealer
                         held += 1 << (lane + upcard)
                         discard = discard_of[codes[at]]
                         if discard < 0 or not held >> (lane + discard) & 1:
                             break
                         held -= 1 << (lane + discard)
                         at += 1
-                    out, next_seat, orders = _LONE[maker] if alone else _ALL_PLAY
-                    size = 4 - len(out)
+                    size, orders, leaders = shapes[alone][maker]
                     checked = trick_of[codes[at + size]] >= 0  # each trick's winner checked
                     end = at + 5 * (size + checked)
                     plays = codes[at:end]
                     if checked:
                         checks = plays[size::size + 1]
                         del plays[size::size + 1]
-                    t = _SUIT_INDEX[trump]
-                    done = _FIVE_TRICKS[size](
-                        held,
-                        _SEAT_INDEX[_first_leader(rules, dealer, maker, alone, None, next_seat)],
-                        plays, effective[t], follow[t], rank_key[t], orders,
-                    )
+                    done = _FIVE_TRICKS[size](held, leaders[dealer], plays, lead[trump], orders)
                 except (IndexError, ValueError):  # the lines end early, or a line is not a play
                     break
                 if done is None:
@@ -779,30 +818,34 @@ class Game:
                 pending = None
             else:
                 break
-            odd = winners.count(1) + winners.count(3)  # the tricks E and W won
-            maker_odd = _SEAT_INDEX[maker] & 1
-            maker_tricks = odd if maker_odd else 5 - odd
-            how, team, points = verdicts[12 * maker_odd + 2 * maker_tricks + alone]
-            results.append(_new_result((number, dealer, how, team, points, maker, trump, alone,
-                                        None, maker_tricks, None)))
-            mine = score[team] = score[team] + points
-            if mine >= target and _wins(rules, mine, score[_OTHER[team]]):
+            how, team, points, maker_tricks = (
+                verdicts[maker][alone][winners.count(1) + winners.count(3)]  # E and W's tricks
+            )
+            results.append(_new_result((number, SEATS[dealer], how, team, points, SEATS[maker],
+                                        suits[trump], alone, None, maker_tricks, None)))
+            if team is _NS:
+                ns += points
+                won = ns >= target and _wins(rules, ns, ew)
+            else:
+                ew += points
+                won = ew >= target and _wins(rules, ew, ns)
+            if won:
+                score[_NS], score[_EW] = ns, ew
                 self.winner, self.phase = team, _GAME_OVER
                 # the game's last hand stays, as the handlers leave it
                 if read is None:
                     read = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
                             bid_round, alone, discard, winners, checked)
-                self.hand = _played_hand(number, dealer, len(entries) - (end - index), read)
+                start = len(entries) - (end - index)
+                self.hand = _played_hand(number, SEATS[dealer], start, read)
                 self.pending_trick = pending
                 return end
-            number, dealer, index = number + 1, _LEFT[dealer], end
-            while index < count and kinds[codes[index]] == _c.CHECK:  # score lines that agree
-                line = event_of(codes[index])
-                if type(line) is not ScoreCheck or line.ns != score[_NS] or line.ew != score[_EW]:
-                    break  # verify_reason says why, line by line
-                index += 1
+            number, dealer, index = number + 1, NEXT_DEALER[dealer], end
+            while index < count and score_of[codes[index]] == (ns, ew):  # score lines that agree
+                index += 1  # (any other check line: verify_reason says why, line by line)
+        score[_NS], score[_EW] = ns, ew
         if index != first:
-            self.hand = Hand(number, dealer, len(entries))
+            self.hand = Hand(number, SEATS[dealer], len(entries))
             self.pending_trick = pending
         return index
 
@@ -1096,7 +1139,7 @@ class Game:
         t = _SUIT_INDEX[hand.trump]  # type: ignore[index]  # playable: trump is made
         done = _play.trick_block(size, tricks)(
             held, _SEAT_INDEX[hand.turn], codes[:count] if count < len(codes) else codes,
-            _play.EFFECTIVE[t], _play.FOLLOW[t], _play.RANK_KEY[t], hand.orders,
+            _play.LEAD[t], hand.orders,
         )
         if done is None:
             return self.play_run(plays)

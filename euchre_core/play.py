@@ -18,6 +18,8 @@ and :func:`~euchre_core.cards.card_power`, so the rules keep one source:
   ``card_power`` wins a trick (:func:`~euchre_core.cards.trick_winner`), and a
   led card always has power >= 0, so the maximum key of a trick is unique and
   its low two bits name the winner;
+* ``LEAD[trump][code]``: the ``FOLLOW`` and ``RANK_KEY`` tables of the trick
+  this play leads;
 * ``BIT_FOR[seat][code]``: the play's bit when ``seat`` is the one to play,
   else :data:`POISON`, a bit no hand ever has.
 
@@ -84,6 +86,10 @@ RANK_KEY: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     )
     for trump in SUITS
 )
+LEAD: Final[tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]] = tuple(
+    tuple((FOLLOW[t][EFFECTIVE[t][code]], RANK_KEY[t][EFFECTIVE[t][code]]) for code in _CODES)
+    for t in range(4)
+)
 BIT_FOR: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(1 << code if code // LANE == seat else POISON for code in _CODES)
     for seat in range(4)
@@ -111,8 +117,7 @@ def lanes(hands: Sequence[Sequence[int]]) -> int:
 
 TRICK_TEMPLATE: Final = """\
     # trick {trick}: {first} leads {plays}
-    led = effective[c{first}]
-    follow, key = follow_of[led], key_of[led]
+    follow, key = leads[c{first}]
     {bits} = orders[leader]
     m = {m}
     if held & (m + {f}) != m:
@@ -133,7 +138,7 @@ HIGHER_TEMPLATE: Final = """\
 def _block_source(size: int, tricks: int) -> str:
     names = [f"c{index}" for index in range(size * tricks)]
     lines = [
-        "def block(held, leader, codes, effective, follow_of, key_of, orders):",
+        "def block(held, leader, codes, leads, orders):",
         f"    {', '.join(names)}{',' if len(names) == 1 else ''} = codes",
     ]
     for trick in range(tricks):
@@ -172,7 +177,7 @@ _BLOCKS: dict[tuple[int, int], Block] = {}
 def trick_block(size: int, tricks: int) -> Block:
     """The checker of ``tricks`` whole tricks of ``size`` cards (made on first use).
 
-    ``block(held, leader, codes, EFFECTIVE[t], FOLLOW[t], RANK_KEY[t], orders)``
+    ``block(held, leader, codes, LEAD[t], orders)``
     returns ``(held, winners)`` — the hands after the tricks and each trick's
     winner (seat ints) — or None when a play is out of turn, not held, or does not
     follow suit.
