@@ -15,6 +15,9 @@ sides see the same machine load, best round of each kept:
 * ours, card level: ``euchre_core.replay(text)`` — parsing every line and
   checking every play (in turn, in hand, follows suit), working out tricks,
   scoring, verifying the ``score``/``winner`` check lines;
+* ours, card level with the entries asked for: the same, and then
+  ``game.entries`` (the fast path makes the entries of the hands it took only
+  when they are first asked for; a replay that checks a log never asks);
 * ours, winner level: the same games by trick winners;
 * ours, reading only: the card-level logs split into lines and each line
   looked up as a code, each deal line read, with no rule applied — about what
@@ -122,6 +125,10 @@ def main() -> int:
         for text in card_logs:
             replay(text)
 
+    def ours_cards_entries() -> None:
+        for text in card_logs:
+            replay(text).game.entries  # noqa: B018  # made when asked: the cost of making them
+
     def ours_winners() -> None:
         for text in winner_logs:
             replay(text)
@@ -134,9 +141,9 @@ def main() -> int:
     if unread != len(card_logs):
         print(f"reading only missed {unread - len(card_logs)} lines it should look up")
         return 1
-    t_spiel, t_checked, t_cards, t_winners, t_reading = best_of(
+    t_spiel, t_checked, t_cards, t_entries, t_winners, t_reading = best_of(
         args.rounds, lambda: replay_openspiel(games), lambda: replay_openspiel_checked(games),
-        ours_cards, ours_winners, ours_reading,
+        ours_cards, ours_cards_entries, ours_winners, ours_reading,
     )
     per_hand = 1e6 / hands
     print(f"python {platform.python_version()} on {platform.machine()}, "
@@ -145,6 +152,8 @@ def main() -> int:
     print(f"OpenSpiel, legality-checked       {t_checked * per_hand:8.1f} us/hand")
     print(f"ours, card-level log replay       {t_cards * per_hand:8.1f} us/hand"
           f"   {hands / t_cards:9.0f} hands/s   {lines / t_cards:9.0f} lines/s")
+    print(f"ours, card-level, entries asked   {t_entries * per_hand:8.1f} us/hand"
+          f"   ({t_entries / t_spiel:.2f}x OpenSpiel)")
     print(f"ours, winner-level log replay     {t_winners * per_hand:8.1f} us/hand"
           f"   {hands / t_winners:9.0f} hands/s")
     print(f"ours, reading only (no rules)     {t_reading * per_hand:8.1f} us/hand")

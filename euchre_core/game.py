@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Final, NamedTuple
 
@@ -456,7 +455,10 @@ def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand
     return hand
 
 
-@dataclass
+_STANDARD: Final = Rules()
+"""The standard house rules (immutable: one object serves every game)."""
+
+
 class Game:
     """A table's session: setup, then games one after another.
 
@@ -464,18 +466,45 @@ class Game:
     entries change them.  ``entries`` is everything pushed and not undone.
     """
 
-    rules: Rules = Rules()  # immutable: one standard profile serves every game
-    names: dict[Seat, str] = field(default_factory=lambda: dict(DEFAULT_NAMES))
-    entries: list[Entry] = field(default_factory=list, init=False)
-
-    def __post_init__(self) -> None:
-        self._start = (self.rules, dict(self.names))
+    def __init__(self, rules: Rules = _STANDARD, names: dict[Seat, str] | None = None) -> None:
+        self._start = (rules, dict(DEFAULT_NAMES if names is None else names))
         self._reset()
+
+    def __repr__(self) -> str:
+        return f"Game(rules={self.rules!r}, names={self.names!r}, entries={self.entries!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Game:
+            return NotImplemented
+        return (self.rules, self.names, self.entries) == (other.rules, other.names, other.entries)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry pushed and not undone.  (The hands the replay's fast path
+        took are made into entries here, when first asked: a replay that only
+        checks a log never makes them.)"""
+        if self._owed:
+            entries, event_of = self._entries, _c.EVENTS.__getitem__
+            for deal, codes, start, end in self._owed:
+                if deal is not None:
+                    entries.append(deal)
+                entries += map(event_of, codes[start:end])  # type: ignore[arg-type]
+            self._owed.clear()
+            self._owed_count = 0
+        return self._entries
 
     def _reset(self) -> None:
         self.rules, names = self._start
         self.names = dict(names)
-        self.entries = []
+        self._entries: list[Entry] = []
+        self._owed: list[tuple[Deal | None, list[int], int, int]] = []
+        """Hands the fast path took and has not made into entries yet: each its
+        deal (None by trick winners), and the codes of its other lines,
+        ``codes[start:end]``."""
+        self._owed_count = 0
+        """The entries that ``_owed`` stands for."""
         self.phase = _SETUP
         self.game_number = 0
         self.score: dict[Team, int] = {_NS: 0, _EW: 0}
@@ -749,12 +778,13 @@ class Game:
         at a check line, and goes line by line through :meth:`offer`, which says
         what is wrong.  The tests prove the two ways agree, line for line.
         """
-        hand = self.hand
-        if self.phase is not _IN_GAME or len(self.entries) != hand.start:
+        hand, made = self.hand, len(self._entries)
+        length = made + self._owed_count  # of self.entries
+        if self.phase is not _IN_GAME or length != hand.start:
             return index
-        rules, entries, score, results = self.rules, self.entries, self.score, self.results
+        rules, owed, score, results = self.rules, self._owed, self.score, self.results
         (verdicts, shapes), target = _fast_tables(rules), rules.target
-        event_of, kinds, score_of = _c.EVENTS.__getitem__, _c.KIND, _c.SCORE_OF
+        kinds, score_of = _c.KIND, _c.SCORE_OF
         read_deal, new_deal = _c.read_deal, Deal.from_line
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         lead, suits = _play.LEAD, _play.SUITS
@@ -805,8 +835,8 @@ class Game:
                 held, winners = done
                 if checked and tuple(map(trick_of.__getitem__, checks)) != winners:
                     break
-                entries.append(deal)
-                entries += map(event_of, codes[index + 1:end])  # type: ignore[arg-type]
+                owed.append((deal, codes, index + 1, end))  # entries made when asked
+                length += end - index
                 pending = None if checked else SEATS[winners[-1]]
                 read = None  # made only for a hand that ends the game
             elif kinds[code] == _c.OPEN:  # maybe a hand by trick winners
@@ -814,7 +844,8 @@ class Game:
                 if read is None:
                     break
                 end, _, _, _, _, _, maker, trump, _, alone, _, winners, _ = read
-                entries += map(event_of, codes[index:end])  # type: ignore[arg-type]
+                owed.append((None, codes, index, end))
+                length += end - index
                 pending = None
             else:
                 break
@@ -836,8 +867,8 @@ class Game:
                 if read is None:
                     read = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
                             bid_round, alone, discard, winners, checked)
-                start = len(entries) - (end - index)
-                self.hand = _played_hand(number, SEATS[dealer], start, read)
+                self._owed_count = length - made
+                self.hand = _played_hand(number, SEATS[dealer], length - (end - index), read)
                 self.pending_trick = pending
                 return end
             number, dealer, index = number + 1, NEXT_DEALER[dealer], end
@@ -845,7 +876,8 @@ class Game:
                 index += 1  # (any other check line: verify_reason says why, line by line)
         score[_NS], score[_EW] = ns, ew
         if index != first:
-            self.hand = Hand(number, SEATS[dealer], len(entries))
+            self._owed_count = length - made
+            self.hand = Hand(number, SEATS[dealer], length)
             self.pending_trick = pending
         return index
 
