@@ -255,6 +255,9 @@ def _fast_tables(rules: Rules) -> _FastTables:
     return tables
 
 
+_BID_SEAT_OF, _BID_ROUND_OF, _BID_SUIT_OF, _ALONE_OF = (
+    _c.BID_SEAT_OF, _c.BID_ROUND_OF, _c.BID_SUIT_OF, _c.ALONE_OF
+)
 _PASS_RUNS: Final = tuple(
     tuple(_c.CODES[Pass(SEATS[(dealer + turn) % 4]).line()] for turn in range(1, 9)) + (-1,)
     for dealer in range(4)
@@ -283,18 +286,18 @@ def _read_bid(
     if passes == 8:  # stick the dealer, or a hand thrown in
         return None
     code = codes[index + passes]
-    seat = _c.BID_SEAT_OF[code]
+    seat = _BID_SEAT_OF[code]
     if seat < 0:
         return None
-    bid_round = _c.BID_ROUND_OF[code]
-    suit = up_suit if bid_round == 1 else _c.BID_SUIT_OF[code]
+    bid_round = _BID_ROUND_OF[code]
+    suit = up_suit if bid_round == 1 else _BID_SUIT_OF[code]
     if bid_round == 0:  # make: the upcard's suit means round 1
         bid_round = 1 if suit == up_suit else 2
     if bid_round == 2 and suit == up_suit:
         return None
     if passes and ((bid_round == 1) != (passes < 4) or seat != (dealer + 1 + passes) % 4):
         return None
-    alone = _c.ALONE_OF[code]
+    alone = _ALONE_OF[code]
     if rules.canadian_loner and bid_round == 1 and seat == (dealer + 2) % 4 and not alone:
         return None
     return index + passes + 1, seat, suit, bid_round, alone, passes
@@ -397,13 +400,15 @@ class Hand:
 
 
 _HandRead = tuple[
-    int, Deal | None, int | None, int, int, int, int, int, int, bool, int, tuple[int, ...], bool
+    int, Deal | str | None, int | None, int, int, int, int, int, int, bool, int,
+    tuple[int, ...], bool,
 ]
 """A whole hand read for the replay's fast path: the index after its lines; its
-deal (None for a hand by trick winners) and the hands int at its end; the upcard
-card (-1 when only its suit is known) and suit; the passes; the maker (seat int),
-trump (suit int), round and alone; the discard (-1 for none); the trick winners
-(seat ints); and whether each trick was followed by its ``trick`` line."""
+deal (or its line in the writer's form; None for a hand by trick winners) and
+the hands int at its end; the upcard card (-1 when only its suit is known) and
+suit; the passes; the maker (seat int), trump (suit int), round and alone; the
+discard (-1 for none); the trick winners (seat ints); and whether each trick
+was followed by its ``trick`` line."""
 
 
 _FIVE_TRICKS: Final = {size: _play.trick_block(size, 5) for size in (3, 4)}
@@ -488,7 +493,9 @@ class Game:
         if self._owed:
             entries, event_of = self._entries, _c.EVENTS.__getitem__
             for deal, codes, start, end in self._owed:
-                if deal is not None:
+                if isinstance(deal, str):  # a deal line in the writer's form (codes.read_deal)
+                    entries.append(Deal.from_line(deal))
+                elif deal is not None:
                     entries.append(deal)
                 entries += map(event_of, codes[start:end])  # type: ignore[arg-type]
             self._owed.clear()
@@ -499,10 +506,10 @@ class Game:
         self.rules, names = self._start
         self.names = dict(names)
         self._entries: list[Entry] = []
-        self._owed: list[tuple[Deal | None, list[int], int, int]] = []
+        self._owed: list[tuple[Deal | str | None, list[int], int, int]] = []
         """Hands the fast path took and has not made into entries yet: each its
-        deal (None by trick winners), and the codes of its other lines,
-        ``codes[start:end]``."""
+        deal (or its line in the writer's form; None by trick winners), and the
+        codes of its other lines, ``codes[start:end]``."""
         self._owed_count = 0
         """The entries that ``_owed`` stands for."""
         self.phase = _SETUP
@@ -785,7 +792,7 @@ class Game:
         rules, owed, score, results = self.rules, self._owed, self.score, self.results
         (verdicts, shapes), target = _fast_tables(rules), rules.target
         kinds, score_of = _c.KIND, _c.SCORE_OF
-        read_deal, new_deal = _c.read_deal, Deal.from_line
+        read_deal = _c.read_deal
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         lead, suits = _play.LEAD, _play.SUITS
         number, dealer, pending = hand.number, _SEAT_INDEX[hand.dealer], self.pending_trick
@@ -796,9 +803,8 @@ class Game:
             if code == _c.DEAL_CODE:  # a card-level hand
                 text = lines[index]
                 held = read_deal(text)
-                if held is not None:
-                    deal = new_deal(text)
-                else:  # another spelling (a checksum, a comment...), or wrong
+                deal: Deal | str = text  # in the writer's form: the event is made when asked
+                if held is None:  # another spelling (a checksum, a comment...), or wrong
                     dealt = _c.deal_of(text)
                     if dealt is None:
                         break

@@ -135,6 +135,21 @@ HIGHER_TEMPLATE: Final = """\
 """In a trick's check: the key of ``{play}`` when it is the highest so far."""
 
 
+LAST_TRICK_TEMPLATE: Final = """\
+    # trick {trick}, the last: each plays the one card left, so following is
+    # nothing to check: only the turn order and the cards held
+    _, key = leads[c{first}]
+    {bits} = orders[leader]
+    m = {m}
+    if held & m != m:
+        return None
+    held -= m
+    k = key[c{first}]
+{keys}    leader = w{trick} = k & 3
+"""
+"""The check of the last of five tricks (every seat then holds one card)."""
+
+
 def _block_source(size: int, tricks: int) -> str:
     names = [f"c{index}" for index in range(size * tricks)]
     lines = [
@@ -144,8 +159,9 @@ def _block_source(size: int, tricks: int) -> str:
     for trick in range(tricks):
         plays = names[trick * size:(trick + 1) * size]
         bits = [f"b{index}" for index in range(size)]
+        template = LAST_TRICK_TEMPLATE if trick == 4 else TRICK_TEMPLATE
         lines.append(
-            TRICK_TEMPLATE.format(
+            template.format(
                 trick=trick,
                 first=trick * size,
                 plays=" ".join(plays),
