@@ -268,41 +268,6 @@ NEXT_DEALER: Final = (1, 2, 3, 0)
 """The next hand's dealer (seat int) after each dealer: the one on the left."""
 
 
-def _read_bid(
-    rules: Rules, dealer: int, codes: Sequence[int], index: int, up_suit: int
-) -> tuple[int, int, int, int, bool, int] | None:
-    """The replay's fast path through the bidding of a hand whose upcard's suit is
-    ``up_suit``: the passes from ``codes[index]`` in turn, then the call.
-
-    Returns the index after the call, the maker (seat int), trump (suit int),
-    the round (1 or 2), alone and the number of passes, when these are all legal
-    by :meth:`Game._bid`'s rules, else None (and the lines go to the handlers,
-    which say why).
-    """
-    run = _PASS_RUNS[dealer]
-    passes = 0
-    while codes[index + passes] == run[passes]:
-        passes += 1
-    if passes == 8:  # stick the dealer, or a hand thrown in
-        return None
-    code = codes[index + passes]
-    seat = _BID_SEAT_OF[code]
-    if seat < 0:
-        return None
-    bid_round = _BID_ROUND_OF[code]
-    suit = up_suit if bid_round == 1 else _BID_SUIT_OF[code]
-    if bid_round == 0:  # make: the upcard's suit means round 1
-        bid_round = 1 if suit == up_suit else 2
-    if bid_round == 2 and suit == up_suit:
-        return None
-    if passes and ((bid_round == 1) != (passes < 4) or seat != (dealer + 1 + passes) % 4):
-        return None
-    alone = _ALONE_OF[code]
-    if rules.canadian_loner and bid_round == 1 and seat == (dealer + 2) % 4 and not alone:
-        return None
-    return index + passes + 1, seat, suit, bid_round, alone, passes
-
-
 class Hand:
     """The state of the hand being played (mutable; owned by :class:`Game`)."""
 
@@ -414,29 +379,6 @@ was followed by its ``trick`` line."""
 _FIVE_TRICKS: Final = {size: _play.trick_block(size, 5) for size in (3, 4)}
 """The checker of a whole hand's five tricks, by the number of players (a lone
 maker: 3)."""
-
-
-def _read_hand_by_winners(
-    rules: Rules, dealer: int, codes: list[int], index: int
-) -> _HandRead | None:
-    """The hand by trick winners whose upcard is ``codes[index]``, when it has the
-    usual shape and every line of it is legal (see :meth:`Game.replay_hands`)."""
-    try:
-        up_suit = _c.UPCARD_SUIT_OF[codes[index]]
-        if up_suit < 0:
-            return None
-        bid = _read_bid(rules, dealer, codes, index + 1, up_suit)
-        if bid is None:
-            return None
-    except IndexError:
-        return None
-    at, maker, trump, bid_round, alone, passes = bid
-    end = at + 5
-    winners = tuple(map(_c.TRICK_SEAT_OF.__getitem__, codes[at:end]))
-    if len(winners) != 5 or min(winners) < 0 or alone and (maker + 2) % 4 in winners:
-        return None
-    return (end, None, None, _c.UPCARD_CARD_OF[codes[index]], up_suit, passes, maker, trump,
-            bid_round, alone, -1, winners, False)
 
 
 def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand:
@@ -797,26 +739,67 @@ class Game:
         lead, suits = _play.LEAD, _play.SUITS
         number, dealer, pending = hand.number, _SEAT_INDEX[hand.dealer], self.pending_trick
         ns, ew = score[_NS], score[_EW]
+        run_of, canadian = _PASS_RUNS, rules.canadian_loner
         first, count = index, len(codes)
         while index < count:
             code = codes[index]
-            if code == _c.DEAL_CODE:  # a card-level hand
-                text = lines[index]
-                held = read_deal(text)
-                deal: Deal | str = text  # in the writer's form: the event is made when asked
-                if held is None:  # another spelling (a checksum, a comment...), or wrong
-                    dealt = _c.deal_of(text)
-                    if dealt is None:
-                        break
-                    deal, held = dealt
-                try:
+            try:
+                if code == _c.DEAL_CODE:  # a card-level hand
+                    text = lines[index]
+                    held = read_deal(text)
+                    deal: Deal | str | None = text  # the writer's form: its event made when asked
+                    if held is None:  # another spelling (a checksum, a comment...), or wrong
+                        dealt = _c.deal_of(text)
+                        if dealt is None:
+                            break
+                        deal, held = dealt
+                    at = index + 2
                     upcard = upcard_of[codes[index + 1]]
                     if upcard < 0 or held & _ALL_LANES[upcard]:  # not a card, or a dealt one
                         break
-                    bid = _read_bid(rules, dealer, codes, index + 2, upcard // 6)
-                    if bid is None:
+                    up_suit = upcard // 6
+                elif kinds[code] == _c.OPEN:  # maybe a hand by trick winners
+                    deal = held = None
+                    at, upcard, up_suit = index + 1, upcard_of[code], _c.UPCARD_SUIT_OF[code]
+                    if up_suit < 0:
                         break
-                    at, maker, trump, bid_round, alone, passes = bid
+                else:
+                    break
+                # The bidding, by Game._bid's rules: passes in turn from the dealer's
+                # left (not eight: stick the dealer, or a hand thrown in), the call.
+                run, passes = run_of[dealer], 0
+                while codes[at] == run[passes]:
+                    at += 1
+                    passes += 1
+                code = codes[at]
+                maker = _BID_SEAT_OF[code]
+                if passes == 8 or maker < 0:
+                    break
+                bid_round = _BID_ROUND_OF[code]
+                trump = up_suit if bid_round == 1 else _BID_SUIT_OF[code]
+                if bid_round == 0:  # make: the upcard's suit means round 1
+                    bid_round = 1 if trump == up_suit else 2
+                if bid_round == 2 and trump == up_suit:
+                    break
+                if passes and (
+                    (bid_round == 1) != (passes < 4) or maker != (dealer + 1 + passes) % 4
+                ):
+                    break
+                alone = _ALONE_OF[code]
+                if canadian and bid_round == 1 and maker == (dealer + 2) % 4 and not alone:
+                    break
+                at += 1
+                if held is None:  # five trick lines, no partner of a lone maker
+                    end = at + 5
+                    winners = tuple(map(trick_of.__getitem__, codes[at:end]))
+                    if len(winners) != 5 or min(winners) < 0:
+                        break
+                    if alone and (maker + 2) % 4 in winners:
+                        break
+                    owed.append((None, codes, index, end))
+                    length += end - index
+                    pending, checked, discard = None, False, -1
+                else:
                     discard = -1
                     if bid_round == 1:  # the dealer picks up the upcard and discards
                         lane = _LANE * dealer
@@ -834,26 +817,15 @@ class Game:
                         checks = plays[size::size + 1]
                         del plays[size::size + 1]
                     done = _FIVE_TRICKS[size](held, leaders[dealer], plays, lead[trump], orders)
-                except (IndexError, ValueError):  # the lines end early, or a line is not a play
-                    break
-                if done is None:
-                    break
-                held, winners = done
-                if checked and tuple(map(trick_of.__getitem__, checks)) != winners:
-                    break
-                owed.append((deal, codes, index + 1, end))  # entries made when asked
-                length += end - index
-                pending = None if checked else SEATS[winners[-1]]
-                read = None  # made only for a hand that ends the game
-            elif kinds[code] == _c.OPEN:  # maybe a hand by trick winners
-                read = _read_hand_by_winners(rules, dealer, codes, index)
-                if read is None:
-                    break
-                end, _, _, _, _, _, maker, trump, _, alone, _, winners, _ = read
-                owed.append((None, codes, index, end))
-                length += end - index
-                pending = None
-            else:
+                    if done is None:
+                        break
+                    held, winners = done
+                    if checked and tuple(map(trick_of.__getitem__, checks)) != winners:
+                        break
+                    owed.append((deal, codes, index + 1, end))  # entries made when asked
+                    length += end - index
+                    pending = None if checked else SEATS[winners[-1]]
+            except (IndexError, ValueError):  # the lines end early, or a line is not a play
                 break
             how, team, points, maker_tricks = (
                 verdicts[maker][alone][winners.count(1) + winners.count(3)]  # E and W's tricks
@@ -870,9 +842,8 @@ class Game:
                 score[_NS], score[_EW] = ns, ew
                 self.winner, self.phase = team, _GAME_OVER
                 # the game's last hand stays, as the handlers leave it
-                if read is None:
-                    read = (end, deal, held, upcard, upcard // 6, passes, maker, trump,
-                            bid_round, alone, discard, winners, checked)
+                read = (end, deal, held, upcard, up_suit, passes, maker, trump,
+                        bid_round, alone, discard, winners, checked)
                 self._owed_count = length - made
                 self.hand = _played_hand(number, SEATS[dealer], length - (end - index), read)
                 self.pending_trick = pending
