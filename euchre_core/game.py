@@ -264,6 +264,10 @@ _PASS_RUNS: Final = tuple(
 )
 """Per dealer (seat int): the codes of the eight passes in turn from the
 dealer's left, then -1 (no line's code)."""
+_LANE_BITS: Final = tuple(
+    tuple(1 << (_LANE * seat + card) for card in range(_LANE)) for seat in range(4)
+)
+"""Per seat (int), each card's bit in the hands int."""
 NEXT_DEALER: Final = (1, 2, 3, 0)
 """The next hand's dealer (seat int) after each dealer: the one on the left."""
 
@@ -737,7 +741,7 @@ class Game:
         read_deal = _c.read_deal
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         lead, suits = _play.LEAD, _play.SUITS
-        number, dealer, pending = hand.number, _SEAT_INDEX[hand.dealer], self.pending_trick
+        number, dealer = hand.number, _SEAT_INDEX[hand.dealer]
         ns, ew = score[_NS], score[_EW]
         run_of, canadian = _PASS_RUNS, rules.canadian_loner
         first, count = index, len(codes)
@@ -798,16 +802,16 @@ class Game:
                         break
                     owed.append((None, codes, index, end))
                     length += end - index
-                    pending, checked, discard = None, False, -1
+                    checked, discard = True, -1  # (no trick is owed its line)
                 else:
                     discard = -1
                     if bid_round == 1:  # the dealer picks up the upcard and discards
-                        lane = _LANE * dealer
-                        held += 1 << (lane + upcard)
+                        bits = _LANE_BITS[dealer]
+                        held += bits[upcard]
                         discard = discard_of[codes[at]]
-                        if discard < 0 or not held >> (lane + discard) & 1:
+                        if discard < 0 or not held & bits[discard]:
                             break
-                        held -= 1 << (lane + discard)
+                        held -= bits[discard]
                         at += 1
                     size, orders, leaders = shapes[alone][maker]
                     checked = trick_of[codes[at + size]] >= 0  # each trick's winner checked
@@ -824,7 +828,6 @@ class Game:
                         break
                     owed.append((deal, codes, index + 1, end))  # entries made when asked
                     length += end - index
-                    pending = None if checked else SEATS[winners[-1]]
             except (IndexError, ValueError):  # the lines end early, or a line is not a play
                 break
             how, team, points, maker_tricks = (
@@ -846,7 +849,7 @@ class Game:
                         bid_round, alone, discard, winners, checked)
                 self._owed_count = length - made
                 self.hand = _played_hand(number, SEATS[dealer], length - (end - index), read)
-                self.pending_trick = pending
+                self.pending_trick = None if checked else SEATS[winners[-1]]
                 return end
             number, dealer, index = number + 1, NEXT_DEALER[dealer], end
             while index < count and score_of[codes[index]] == (ns, ew):  # score lines that agree
@@ -855,7 +858,7 @@ class Game:
         if index != first:
             self._owed_count = length - made
             self.hand = Hand(number, SEATS[dealer], length)
-            self.pending_trick = pending
+            self.pending_trick = None if checked else SEATS[winners[-1]]  # the last hand's
         return index
 
     # --- one handler per entry kind: checks, then (when applying) changes ---
