@@ -13,11 +13,26 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 
-class Suit(enum.Enum):
-    """A suit, written ``S H D C`` (``♠ ♥ ♦ ♣`` accepted when reading)."""
+class _Written(enum.Enum):
+    """Base of the enums that are written as their value (``S``, ``NS``, ``N``).
 
-    # Members are singletons: hash by identity (Enum's own hash is slow Python).
+    Enum's own hash, ``str`` and ``format`` are Python code that looks at the
+    class each time; these members are singletons with a string value, so they
+    hash by identity and print their value (an f-string of a seat: 0.1 us, not 1).
+    """
+
+    _value_: str
     __hash__ = object.__hash__
+
+    def __str__(self) -> str:
+        return self._value_
+
+    def __format__(self, spec: str) -> str:
+        return self._value_.__format__(spec)
+
+
+class Suit(_Written):
+    """A suit, written ``S H D C`` (``♠ ♥ ♦ ♣`` accepted when reading)."""
 
     SPADES = "S"
     HEARTS = "H"
@@ -50,9 +65,6 @@ class Suit(enum.Enum):
         """The other suit of the same colour (home of the left bower)."""
         return _SISTER[self]
 
-    def __str__(self) -> str:
-        return self.value
-
     def __repr__(self) -> str:
         return f"Suit.from_str({self.value!r})"
 
@@ -70,11 +82,8 @@ for _suit in Suit:
         _SUIT_BY_TEXT[_text] = _suit
 
 
-class Rank(enum.Enum):
+class Rank(_Written):
     """A rank of the 24-card deck, written ``9 T J Q K A`` (``10`` accepted)."""
-
-    # Members are singletons: hash by identity (Enum's own hash is slow Python).
-    __hash__ = object.__hash__
 
     NINE = "9"
     TEN = "T"
@@ -87,9 +96,6 @@ class Rank(enum.Enum):
     def order(self) -> int:
         """Plain order, 0 for the nine up to 5 for the ace."""
         return _RANK_ORDER[self]
-
-    def __str__(self) -> str:
-        return self.value
 
     def __repr__(self) -> str:
         return f"Rank({self.value!r})"
@@ -171,11 +177,8 @@ def format_cards(cards: Iterable[Card]) -> str:
     return ",".join(card._text for card in cards)
 
 
-class Team(enum.Enum):
+class Team(_Written):
     """A partnership: ``NS`` (North and South) or ``EW`` (East and West)."""
-
-    # Members are singletons: hash by identity (Enum's own hash is slow Python).
-    __hash__ = object.__hash__
 
     NS = "NS"
     EW = "EW"
@@ -191,18 +194,12 @@ class Team(enum.Enum):
     def other(self) -> Team:
         return _OTHER_TEAM[self]
 
-    def __str__(self) -> str:
-        return self.value
-
     def __repr__(self) -> str:
         return f"Team.from_str({self.value!r})"
 
 
-class Seat(enum.Enum):
+class Seat(_Written):
     """A seat, clockwise ``N E S W``.  "Left of X" is the next seat clockwise."""
-
-    # Members are singletons: hash by identity (Enum's own hash is slow Python).
-    __hash__ = object.__hash__
 
     N = "N"
     E = "E"
@@ -228,9 +225,6 @@ class Seat(enum.Enum):
     @property
     def team(self) -> Team:
         return _TEAM[self]
-
-    def __str__(self) -> str:
-        return self.value
 
     def __repr__(self) -> str:
         return f"Seat.from_str({self.value!r})"

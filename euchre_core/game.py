@@ -203,9 +203,10 @@ def _first_leader(
 
 _Verdict = tuple[str, Team, int, int]
 """How a hand played out ends: how, the team that scores, its points, the maker's tricks."""
-_Shape = tuple[int, Any, tuple[int, ...]]
+_Shape = tuple[int, Any, tuple[int, ...], _play.Block]
 """Who plays a hand: cards in a trick, the turn orders (``play.turn_orders``),
-and the first leader (seat int) for each dealer (seat int)."""
+the first leader (seat int) for each dealer (seat int), and the checker of the
+hand's five tricks (``play.trick_block``)."""
 _FastTables = tuple[tuple[tuple[tuple[_Verdict, ...], ...], ...], tuple[tuple[_Shape, ...], ...]]
 _FAST: Final[dict[int, tuple[Rules, _FastTables]]] = {}
 
@@ -242,6 +243,7 @@ def _fast_tables(rules: Rules) -> _FastTables:
                     _SEAT_INDEX[_first_leader(rules, dealer, maker, alone, None, next_seat)]
                     for dealer in SEATS
                 ),
+                _play.trick_block(4 - len(out), 5),
             )
             for maker in SEATS
             for out, next_seat, orders in [_LONE[maker] if alone else _ALL_PLAY]
@@ -378,11 +380,6 @@ the hands int at its end; the upcard card (-1 when only its suit is known) and
 suit; the passes; the maker (seat int), trump (suit int), round and alone; the
 discard (-1 for none); the trick winners (seat ints); and whether each trick
 was followed by its ``trick`` line."""
-
-
-_FIVE_TRICKS: Final = {size: _play.trick_block(size, 5) for size in (3, 4)}
-"""The checker of a whole hand's five tricks, by the number of players (a lone
-maker: 3)."""
 
 
 def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand:
@@ -813,14 +810,14 @@ class Game:
                             break
                         held -= bits[discard]
                         at += 1
-                    size, orders, leaders = shapes[alone][maker]
+                    size, orders, leaders, five_tricks = shapes[alone][maker]
                     checked = trick_of[codes[at + size]] >= 0  # each trick's winner checked
                     end = at + 5 * (size + checked)
                     plays = codes[at:end]
                     if checked:
                         checks = plays[size::size + 1]
                         del plays[size::size + 1]
-                    done = _FIVE_TRICKS[size](held, leaders[dealer], plays, lead[trump], orders)
+                    done = five_tricks(held, leaders[dealer], plays, lead[trump], orders)
                     if done is None:
                         break
                     held, winners = done

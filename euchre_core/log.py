@@ -10,7 +10,6 @@ back gives the same state and the same entries (preceded by ``rules`` and
 from __future__ import annotations
 
 import binascii
-from dataclasses import dataclass
 from typing import Final
 
 from .cards import Team
@@ -46,25 +45,58 @@ from .rules import Rules
 HEADER: Final = "euchre-log 1"
 
 
-@dataclass(frozen=True, slots=True)
 class LogError:
     """The first bad line of a log: its number (from 1) and why it is bad."""
 
+    __slots__ = ("line", "reason")
     line: int
     reason: str
+
+    def __init__(self, line: int, reason: str) -> None:
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "reason", reason)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not LogError:
+            return NotImplemented
+        return (self.line, self.reason) == (other.line, other.reason)
+
+    def __hash__(self) -> int:
+        return hash((self.line, self.reason))
+
+    def __repr__(self) -> str:
+        return f"LogError(line={self.line!r}, reason={self.reason!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: a log error does not change")
+
+    def __reduce__(self) -> tuple[type[LogError], tuple[int, str]]:
+        return LogError, (self.line, self.reason)
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.reason}"
 
 
-@dataclass(slots=True)
 class Replay:
     """What reading a log gave: the game, and the first error if any."""
 
-    game: Game
-    error: LogError | None
-    lines: int
-    """Lines read, the bad one included."""
+    __slots__ = ("game", "error", "lines")
+
+    def __init__(self, game: Game, error: LogError | None, lines: int) -> None:
+        self.game = game
+        self.error = error
+        self.lines = lines
+        """Lines read, the bad one included."""
+
+    def __repr__(self) -> str:
+        return f"Replay(game={self.game!r}, error={self.error!r}, lines={self.lines!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Replay:
+            return NotImplemented
+        return (self.game, self.error, self.lines) == (other.game, other.error, other.lines)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     @property
     def ok(self) -> bool:

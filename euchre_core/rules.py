@@ -7,8 +7,6 @@ leaves out take their standard value.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Final, Literal
 
 LoneLead = Literal["dealer-left", "maker-left"]
@@ -18,40 +16,90 @@ class RulesError(ValueError):
     """A ``rules`` setting that does not exist or has a value it cannot take."""
 
 
-@dataclass(frozen=True, slots=True)
 class Rules:
-    """The rules a game is played by.  ``Rules()`` is the standard profile."""
+    """The rules a game is played by.  ``Rules()`` is the standard profile.
 
-    target: int = 10
+    Immutable, equal to a ``Rules`` with the same settings, and hashable.
+    (Written out rather than a frozen dataclass: importing ``dataclasses`` took
+    longer than importing the rest of the engine.)
+    """
+
+    __slots__ = (
+        "target", "win_by_two", "stick_the_dealer", "defend_alone", "lone_defender_euchre",
+        "defenders_sweep", "lone_lead", "canadian_loner", "renege_penalty", "renege_vs_loner",
+        "_values",
+    )
+    target: int
     """Points that win the game (5, 7, 10, 11, 15 are seen at tables)."""
-    win_by_two: bool = False
+    win_by_two: bool
     """When on, the game goes on until a side has the target and leads by two."""
-    stick_the_dealer: bool = True
+    stick_the_dealer: bool
     """Dealer may not pass in round 2; when off, four passes twice throw the hand in."""
-    defend_alone: bool = False
+    defend_alone: bool
     """When on, one defender may play alone against a lone maker (``defend W``)."""
-    lone_defender_euchre: int = 4
+    lone_defender_euchre: int
     """Points a lone defender's side scores for a euchre (3 in some regions)."""
-    defenders_sweep: int = 2
+    defenders_sweep: int
     """Points the defenders score for taking all five tricks (4 or 3 at some tables)."""
-    lone_lead: LoneLead = "dealer-left"
+    lone_lead: LoneLead
     """Who leads a lone hand: left of the dealer or of the maker (skipping sitting-out seats)."""
-    canadian_loner: bool = False
+    canadian_loner: bool
     """When on, the dealer's partner who orders up in round 1 must go alone."""
-    renege_penalty: int = 2
+    renege_penalty: int
     """Points to the other side when a renege is caught; the hand ends."""
-    renege_vs_loner: int = 2
+    renege_vs_loner: int
     """Points to a lone maker's side when a defender reneges (4 at some tables)."""
+    _values: tuple[object, ...]
+
+    def __init__(
+        self,
+        target: int = 10,
+        win_by_two: bool = False,
+        stick_the_dealer: bool = True,
+        defend_alone: bool = False,
+        lone_defender_euchre: int = 4,
+        defenders_sweep: int = 2,
+        lone_lead: LoneLead = "dealer-left",
+        canadian_loner: bool = False,
+        renege_penalty: int = 2,
+        renege_vs_loner: int = 2,
+    ) -> None:
+        values = (
+            target, win_by_two, stick_the_dealer, defend_alone, lone_defender_euchre,
+            defenders_sweep, lone_lead, canadian_loner, renege_penalty, renege_vs_loner,
+        )
+        for name, value in zip(self.__slots__, values):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_values", values)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Rules:
+            return NotImplemented
+        return self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(self._values)
+
+    def __repr__(self) -> str:
+        settings = ", ".join(f"{name}={value!r}" for name, value in zip(_NAMES, self._values))
+        return f"Rules({settings})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: rules do not change")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: rules do not change")
+
+    def __reduce__(self) -> tuple[type[Rules], tuple[object, ...]]:
+        return Rules, self._values
 
     def to_tokens(self) -> list[str]:
         """The ``key=value`` tokens of the settings that differ from standard."""
-        standard = Rules()
-        tokens = []
-        for key, field in _FIELD_BY_KEY.items():
-            value = getattr(self, field.name)
-            if value != getattr(standard, field.name):
-                tokens.append(f"{key}={_format_value(value)}")
-        return tokens
+        return [
+            f"{key}={_format_value(value)}"
+            for key, value, standard in zip(_FIELD_BY_KEY, self._values, _STANDARD._values)
+            if value != standard
+        ]
 
     @classmethod
     def from_tokens(cls, tokens: list[str]) -> Rules:
@@ -66,24 +114,29 @@ class Rules:
                 raise RulesError(
                     f"unknown rules setting {key!r} (known: {', '.join(_FIELD_BY_KEY)})"
                 )
-            if field.name in values:
+            if field[0] in values:
                 raise RulesError(f"rules setting {key!r} given twice")
-            values[field.name] = _parse_value(key, field, text)
+            values[field[0]] = _parse_value(key, field, text)
         return cls(**values)  # type: ignore[arg-type]
 
     def describe(self) -> list[str]:
         """One ``key=value  meaning`` line per setting, for help screens and docs."""
         return [
-            f"{key}={_format_value(getattr(self, field.name))}"
-            for key, field in _FIELD_BY_KEY.items()
+            f"{key}={_format_value(value)}" for key, value in zip(_FIELD_BY_KEY, self._values)
         ]
 
     def replace(self, **changes: object) -> Rules:
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        """These rules with some settings changed (a TypeError names an unknown one)."""
+        return Rules(**{**dict(zip(_NAMES, self._values)), **changes})  # type: ignore[arg-type]
 
 
-_FIELD_BY_KEY: Final = {
-    field.name.replace("_", "-"): field for field in dataclasses.fields(Rules)
+_NAMES: Final = Rules.__slots__[:-1]
+"""The settings, in order."""
+_STANDARD: Final = Rules()
+_Field = tuple[str, str]
+"""A setting's name and kind (``int``, ``bool`` or ``LoneLead``)."""
+_FIELD_BY_KEY: Final[dict[str, _Field]] = {
+    name.replace("_", "-"): (name, Rules.__init__.__annotations__[name]) for name in _NAMES
 }
 RULE_KEYS: Final[tuple[str, ...]] = tuple(_FIELD_BY_KEY)
 
@@ -102,15 +155,16 @@ def _format_value(value: object) -> str:
     return str(value)
 
 
-def _parse_value(key: str, field: dataclasses.Field[object], text: str) -> object:
-    if field.type in ("bool", bool):
+def _parse_value(key: str, field: _Field, text: str) -> object:
+    name, kind = field
+    if kind == "bool":
         if text in ("on", "yes", "true"):
             return True
         if text in ("off", "no", "false"):
             return False
         raise RulesError(f"{key} is on or off, not {text!r}")
-    if field.type in ("int", int):
-        low, high = _RANGES[field.name]
+    if kind == "int":
+        low, high = _RANGES[name]
         if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
             raise RulesError(f"{key} is a whole number from {low} to {high}, not {text!r}")
         return int(text)
