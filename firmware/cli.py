@@ -9,9 +9,7 @@ its ``register(commands)``: :mod:`firmware.pi` (``run``),
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -20,7 +18,7 @@ from pathlib import Path
 from euchre_core import replay
 
 from . import club, emulator, link, pi
-from .config import DEFAULT_STATE_DIR
+from .defaults import DEFAULT_STATE_DIR
 from .exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from .logcheck import LogFileError, check_bytes, read_log
 from .summary import summary_json, summary_line, summary_text
@@ -42,6 +40,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         if result.error is not None:
             status = EXIT_INVALID
         if args.json:
+            import json  # only for --json
+
             print(json.dumps(summary_json(path, result), ensure_ascii=False))
         elif result.error is not None:
             print(f"{path}:{result.error.line}: {result.error.reason}")
@@ -54,6 +54,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
     """List the games kept in a state directory, export one as a log, or back
     the journal up.  Read-only: it never writes, checkpoints or moves the
     journal, so it is safe while the referee runs."""
+    import sqlite3
+
     from .store import JOURNAL_NAME, JournalError, Store
 
     state_dir = Path(args.state_dir)

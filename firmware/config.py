@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
 from .buttons import BUTTONS, SEAT_BUTTONS, Layout
+from .defaults import DEFAULT_EVENT, DEFAULT_STATE_DIR
 from .link.protocol import DEFAULT_BAUDRATE
 
 DEFAULT_PINS: dict[str, int] = {
@@ -22,11 +23,6 @@ DEFAULT_PINS: dict[str, int] = {
 }
 """BCM GPIO numbers of the default layout (each button between the pin and GND)."""
 
-DEFAULT_STATE_DIR: Final = Path("state")
-"""Where games are kept unless --state-dir or the config file says otherwise
-(relative to where the referee is started)."""
-DEFAULT_EVENT: Final = "club"
-"""The club night's event id when none is given (the MQTT topics' root: ``euchre/club/``)."""
 
 CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 25}
 """The minimal layout: four buttons (or ``encoder`` pins instead of PREV/NEXT)."""

@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..config import DEFAULT_EVENT
+from ..defaults import DEFAULT_EVENT
 
 if TYPE_CHECKING:
     from ..config import Config

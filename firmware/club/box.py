@@ -38,7 +38,7 @@ from typing import Any, Final
 from euchre_core import SEATS, Team
 
 from ..app import Inbox, Referee
-from ..config import DEFAULT_EVENT
+from ..defaults import DEFAULT_EVENT
 from .mqtt import close_client, open_client
 from .protocol import (
     QOS,

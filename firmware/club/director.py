@@ -38,7 +38,7 @@ from euchre_core import SEATS, Game, Replay, Rules, Seat, Team, replay
 from euchre_core.events import name_problem
 from euchre_core.log import HEADER
 
-from ..config import DEFAULT_EVENT
+from ..defaults import DEFAULT_EVENT
 from .movement import by_result, fixed_pairs, north_stays, progressive
 from .protocol import (
     Ack,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..config import DEFAULT_STATE_DIR
+from ..defaults import DEFAULT_STATE_DIR
 
 EPILOG = """\
 keys (the box's buttons):

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from euchre_core import checksum
 from euchre_core.log import with_checksum
@@ -89,8 +88,7 @@ class ProtocolError(Exception):
     """A line that breaks the protocol: no checksum, a wrong one, a torn frame."""
 
 
-@dataclass
-class Answer:
+class Answer(NamedTuple):
     """One answer: ``ok``/``error`` and its text; a framed answer has ``lines``."""
 
     ok: bool
