@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .protocol import DEFAULT_BAUDRATE, DEFAULT_TIMEOUT_S
+
+if TYPE_CHECKING:  # the device imports this package (for the wire's limits), not argparse
+    import argparse
 
 
 def _send(args: argparse.Namespace) -> int:
