@@ -7,12 +7,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from operator import attrgetter
+from collections.abc import Mapping
 from typing import Final
 
 from .cards import CARD_BY_TEXT, SEATS, Card, Seat, Suit, Team, format_cards
 from .rules import Rules, RulesError
+from .value import Value
 
 
 class LogSyntaxError(ValueError):
@@ -23,50 +23,12 @@ _set_field: Final = object.__setattr__
 _new_event: Final = object.__new__
 
 
-class Event:
+class Event(Value):
     """Base of every log event: immutable, and equal to an event of its own kind
-    with equal fields.
+    with equal fields (:class:`~euchre_core.value.Value`)."""
 
-    Each kind lists its fields in ``__slots__`` (or ``_fields``) and sets them in ``__init__``;
-    equality, hashing, ``repr`` and pickling come from here.  (Written out
-    rather than made by ``dataclasses``: the kinds are made at every start of
-    the program, and ``dataclass`` takes a millisecond for each.)
-    """
-
-    __slots__: tuple[str, ...] = ()
-    _fields: tuple[str, ...] = ()
-    """The names of the event's fields (its ``__slots__`` unless it says otherwise)."""
-    _values: Callable[[Event], tuple[object, ...]] = staticmethod(lambda event: ())
-    """The event's fields, in ``_fields`` order."""
-
-    def __init_subclass__(cls) -> None:
-        names = cls._fields = cls.__dict__.get("_fields", cls.__slots__)
-        if len(names) == 1:
-            one = attrgetter(names[0])
-            cls._values = staticmethod(lambda event: (one(event),))
-        elif names:
-            cls._values = staticmethod(attrgetter(*names))
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values(self) == other._values(other)
-
-    def __hash__(self) -> int:
-        return hash(self._values(self))
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({fields})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: events do not change")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: events do not change")
-
-    def __reduce__(self) -> tuple[type[Event], tuple[object, ...]]:
-        return type(self), self._values(self)
+    __slots__ = ()
+    _what = "events"
 
     def line(self) -> str:  # pragma: no cover - every subclass overrides
         raise NotImplementedError

@@ -38,6 +38,7 @@ from .events import (
     suit_round,
 )
 from .rules import Rules
+from .value import Record
 
 DEFAULT_NAMES: Final[dict[Seat, str]] = {
     Seat.N: "Ragnar",
@@ -407,26 +408,18 @@ _STANDARD: Final = Rules()
 """The standard house rules (immutable: one object serves every game)."""
 
 
-class Game:
+class Game(Record):
     """A table's session: setup, then games one after another.
 
     ``rules`` and ``names`` are the starting setup; ``players`` and ``rules``
     entries change them.  ``entries`` is everything pushed and not undone.
     """
 
+    _fields = ("rules", "names", "entries")
+
     def __init__(self, rules: Rules = _STANDARD, names: dict[Seat, str] | None = None) -> None:
         self._start = (rules, dict(DEFAULT_NAMES if names is None else names))
         self._reset()
-
-    def __repr__(self) -> str:
-        return f"Game(rules={self.rules!r}, names={self.names!r}, entries={self.entries!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Game:
-            return NotImplemented
-        return (self.rules, self.names, self.entries) == (other.rules, other.names, other.entries)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
 
     @property
     def entries(self) -> list[Entry]:

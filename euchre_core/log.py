@@ -41,14 +41,16 @@ from .events import (
 )
 from .game import DEFAULT_NAMES, Game, IllegalEntry, Phase
 from .rules import Rules
+from .value import Record, Value
 
 HEADER: Final = "euchre-log 1"
 
 
-class LogError:
+class LogError(Value):
     """The first bad line of a log: its number (from 1) and why it is bad."""
 
     __slots__ = ("line", "reason")
+    _what = "log errors"
     line: int
     reason: str
 
@@ -56,47 +58,21 @@ class LogError:
         object.__setattr__(self, "line", line)
         object.__setattr__(self, "reason", reason)
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not LogError:
-            return NotImplemented
-        return (self.line, self.reason) == (other.line, other.reason)
-
-    def __hash__(self) -> int:
-        return hash((self.line, self.reason))
-
-    def __repr__(self) -> str:
-        return f"LogError(line={self.line!r}, reason={self.reason!r})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: a log error does not change")
-
-    def __reduce__(self) -> tuple[type[LogError], tuple[int, str]]:
-        return LogError, (self.line, self.reason)
-
     def __str__(self) -> str:
         return f"line {self.line}: {self.reason}"
 
 
-class Replay:
+class Replay(Record):
     """What reading a log gave: the game, and the first error if any."""
 
     __slots__ = ("game", "error", "lines")
+    _fields = __slots__
 
     def __init__(self, game: Game, error: LogError | None, lines: int) -> None:
         self.game = game
         self.error = error
         self.lines = lines
         """Lines read, the bad one included."""
-
-    def __repr__(self) -> str:
-        return f"Replay(game={self.game!r}, error={self.error!r}, lines={self.lines!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Replay:
-            return NotImplemented
-        return (self.game, self.error, self.lines) == (other.game, other.error, other.lines)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
 
     @property
     def ok(self) -> bool:

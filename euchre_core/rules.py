@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from .value import Value
+
 LoneLead = Literal["dealer-left", "maker-left"]
 
 
@@ -16,19 +18,18 @@ class RulesError(ValueError):
     """A ``rules`` setting that does not exist or has a value it cannot take."""
 
 
-class Rules:
+class Rules(Value):
     """The rules a game is played by.  ``Rules()`` is the standard profile.
 
-    Immutable, equal to a ``Rules`` with the same settings, and hashable.
-    (Written out rather than a frozen dataclass: importing ``dataclasses`` took
-    longer than importing the rest of the engine.)
+    Immutable, equal to a ``Rules`` with the same settings, and hashable
+    (:class:`~euchre_core.value.Value`).
     """
 
     __slots__ = (
         "target", "win_by_two", "stick_the_dealer", "defend_alone", "lone_defender_euchre",
         "defenders_sweep", "lone_lead", "canadian_loner", "renege_penalty", "renege_vs_loner",
-        "_values",
     )
+    _what = "rules"
     target: int
     """Points that win the game (5, 7, 10, 11, 15 are seen at tables)."""
     win_by_two: bool
@@ -49,7 +50,6 @@ class Rules:
     """Points to the other side when a renege is caught; the hand ends."""
     renege_vs_loner: int
     """Points to a lone maker's side when a defender reneges (4 at some tables)."""
-    _values: tuple[object, ...]
 
     def __init__(
         self,
@@ -70,35 +70,14 @@ class Rules:
         )
         for name, value in zip(self.__slots__, values):
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_values", values)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Rules:
-            return NotImplemented
-        return self._values == other._values
-
-    def __hash__(self) -> int:
-        return hash(self._values)
-
-    def __repr__(self) -> str:
-        settings = ", ".join(f"{name}={value!r}" for name, value in zip(_NAMES, self._values))
-        return f"Rules({settings})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: rules do not change")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: rules do not change")
-
-    def __reduce__(self) -> tuple[type[Rules], tuple[object, ...]]:
-        return Rules, self._values
 
     def to_tokens(self) -> list[str]:
         """The ``key=value`` tokens of the settings that differ from standard."""
+        standard = _STANDARD._values(_STANDARD)
         return [
             f"{key}={_format_value(value)}"
-            for key, value, standard in zip(_FIELD_BY_KEY, self._values, _STANDARD._values)
-            if value != standard
+            for key, value, usual in zip(_FIELD_BY_KEY, self._values(self), standard)
+            if value != usual
         ]
 
     @classmethod
@@ -122,15 +101,15 @@ class Rules:
     def describe(self) -> list[str]:
         """One ``key=value  meaning`` line per setting, for help screens and docs."""
         return [
-            f"{key}={_format_value(value)}" for key, value in zip(_FIELD_BY_KEY, self._values)
+            f"{key}={_format_value(value)}" for key, value in zip(_FIELD_BY_KEY, self._values(self))
         ]
 
     def replace(self, **changes: object) -> Rules:
         """These rules with some settings changed (a TypeError names an unknown one)."""
-        return Rules(**{**dict(zip(_NAMES, self._values)), **changes})  # type: ignore[arg-type]
+        return Rules(**{**dict(zip(_NAMES, self._values(self))), **changes})  # type: ignore[arg-type]
 
 
-_NAMES: Final = Rules.__slots__[:-1]
+_NAMES: Final = Rules.__slots__
 """The settings, in order."""
 _STANDARD: Final = Rules()
 _Field = tuple[str, str]
