@@ -404,6 +404,9 @@ def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand
     return hand
 
 
+_NO_GAME_YET: Final = Hand(1, SEATS[0], 0)
+"""The hand of a game not started: one object for every Game (nothing changes
+a hand before ``game dealer=X`` makes the first real one)."""
 _STANDARD: Final = Rules()
 """The standard house rules (immutable: one object serves every game)."""
 
@@ -418,7 +421,7 @@ class Game(Record):
     _fields = ("rules", "names", "entries")
 
     def __init__(self, rules: Rules = _STANDARD, names: dict[Seat, str] | None = None) -> None:
-        self._start = (rules, dict(DEFAULT_NAMES if names is None else names))
+        self._start = (rules, DEFAULT_NAMES if names is None else dict(names))  # read only
         self._reset()
 
     @property
@@ -438,6 +441,20 @@ class Game(Record):
             self._owed_count = 0
         return self._entries
 
+    @property
+    def results(self) -> list[HandResult]:
+        """How each hand of the game under way (or just won) ended.  (Made from
+        what the replay's fast path kept when first asked, like :attr:`entries`.)"""
+        if self._owed_results:
+            self._results += [
+                HandResult(number, SEATS[dealer], how, team, points, SEATS[maker],
+                           _play.SUITS[trump], alone, None, maker_tricks)
+                for number, dealer, maker, trump, alone, (how, team, points, maker_tricks)
+                in self._owed_results
+            ]
+            self._owed_results.clear()
+        return self._results
+
     def _reset(self) -> None:
         self.rules, names = self._start
         self.names = dict(names)
@@ -451,9 +468,12 @@ class Game(Record):
         self.phase = _SETUP
         self.game_number = 0
         self.score: dict[Team, int] = {_NS: 0, _EW: 0}
-        self.results: list[HandResult] = []
+        self._results: list[HandResult] = []
+        self._owed_results: list[tuple[int, int, int, int, bool, _Verdict]] = []
+        """Results the fast path worked out and has not made yet: each hand's
+        number, dealer, maker (seat ints), trump (suit int), alone and verdict."""
         self.winner: Team | None = None
-        self.hand = Hand(1, SEATS[0], 0)
+        self.hand = _NO_GAME_YET
         self.pending_trick: Seat | None = None
         self._legal_cache: tuple[tuple[int, Seat | None], list[Entry]] | None = None
 
@@ -725,12 +745,12 @@ class Game(Record):
         length = made + self._owed_count  # of self.entries
         if self.phase is not _IN_GAME or length != hand.start:
             return index
-        rules, owed, score, results = self.rules, self._owed, self.score, self.results
+        rules, owed, score, results = self.rules, self._owed, self.score, self._owed_results
         (verdicts, shapes), target = _fast_tables(rules), rules.target
         kinds, score_of = _c.KIND, _c.SCORE_OF
         read_deal = _c.read_deal
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
-        lead, suits = _play.LEAD, _play.SUITS
+        lead = _play.LEAD
         number, dealer = hand.number, _SEAT_INDEX[hand.dealer]
         ns, ew = score[_NS], score[_EW]
         run_of, canadian = _PASS_RUNS, rules.canadian_loner
@@ -820,11 +840,9 @@ class Game(Record):
                     length += end - index
             except (IndexError, ValueError):  # the lines end early, or a line is not a play
                 break
-            how, team, points, maker_tricks = (
-                verdicts[maker][alone][winners.count(1) + winners.count(3)]  # E and W's tricks
-            )
-            results.append(_new_result((number, SEATS[dealer], how, team, points, SEATS[maker],
-                                        suits[trump], alone, None, maker_tricks, None)))
+            verdict = verdicts[maker][alone][winners.count(1) + winners.count(3)]  # E-W tricks
+            _, team, points, _ = verdict
+            results.append((number, dealer, maker, trump, alone, verdict))  # made when asked
             if team is _NS:
                 ns += points
                 won = ns >= target and _wins(rules, ns, ew)
@@ -880,7 +898,7 @@ class Game(Record):
             self.phase = _IN_GAME
             self.game_number += 1
             self.score = {_NS: 0, _EW: 0}
-            self.results = []
+            self._results, self._owed_results = [], []
             self.winner = None
             self.hand = Hand(1, entry.dealer, len(self.entries))
         return None

@@ -226,14 +226,16 @@ def test_the_fast_path_takes_whole_hands_and_their_check_lines() -> None:
     assert fresh.entries == [parse_event("game dealer=N")]
 
 
-def test_the_hands_the_fast_path_took_become_entries_when_first_asked() -> None:
+def test_the_hands_the_fast_path_took_become_entries_and_results_when_first_asked() -> None:
     text = "\n".join([HEADER, "game dealer=N", *HAND, "score NS=0 EW=2"]) + "\n"
     read = replay(text)
     assert read.ok and read.game._owed  # a replay that only checks makes no entries
+    assert read.game._owed_results  # nor results
     pushed, error = one_at_a_time(text)
     assert error is None
     assert read.game.hand.start == 1 + len(HAND) == pushed.hand.start
     assert read.game.entries == pushed.entries and not read.game._owed
+    assert read.game.results == pushed.results and not read.game._owed_results
     again = replay(text)
     again.game.push(parse_event(HAND[0]))  # type: ignore[arg-type]  # after the owed hand
     assert again.game.entries == [*pushed.entries, parse_event(HAND[0])]
@@ -396,3 +398,24 @@ def test_a_long_log_read_a_piece_at_a_time_replays_the_same(
                 expected.error, expected.lines, expected.game.entries), result
     finally:
         log.PIECE = saved
+
+
+def test_no_game_changes_the_shared_hand_of_a_game_not_started() -> None:
+    """Every Game starts (and restarts on undo) with the one ``_NO_GAME_YET``
+    hand: whatever is entered or refused before the first game, it stays new."""
+    from euchre_core.game import _NO_GAME_YET, Hand
+
+    def slots(hand: Hand) -> list[object]:
+        return [getattr(hand, name) for name in Hand.__slots__]
+
+    game = Game()
+    for line in ["players N=Bo", "rules target=5", "pass N", "play N AS", "trick N",
+                 "deal " + HAND[0][5:], "upcard TH", "winner NS", "score NS=0 EW=0"]:
+        game.offer(parse_event(line))  # type: ignore[arg-type]
+        game.legal_entries()
+        assert game.hand is _NO_GAME_YET
+    game.push(parse_event("game dealer=E"))  # type: ignore[arg-type]
+    while game.entries:
+        game.undo()
+    assert game.hand is _NO_GAME_YET and slots(_NO_GAME_YET) == slots(Hand(1, Seat.N, 0))
+
