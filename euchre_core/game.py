@@ -404,6 +404,13 @@ def _played_hand(number: int, dealer: Seat, start: int, read: _HandRead) -> Hand
     return hand
 
 
+_OwedHand = tuple[
+    Deal | str | None, list[int], int, int, int, int, int, int, bool, _Verdict
+]
+"""A hand the fast path took (:meth:`Game.replay_hands`), kept until its entries
+and result are asked for: its deal (or its line in the writer's form; None by
+trick winners), the codes of its other lines (``codes[start:end]``), its number,
+dealer and maker (seat ints), trump (suit int), alone and verdict."""
 _NO_GAME_YET: Final = Hand(1, SEATS[0], 0)
 """The hand of a game not started: one object for every Game (nothing changes
 a hand before ``game dealer=X`` makes the first real one)."""
@@ -427,51 +434,46 @@ class Game(Record):
     @property
     def entries(self) -> list[Entry]:
         """Every entry pushed and not undone.  (The hands the replay's fast path
-        took are made into entries here, when first asked: a replay that only
-        checks a log never makes them.)"""
+        took are made into entries and results when first asked: a replay that
+        only checks a log never makes them.)"""
         if self._owed:
-            entries, event_of = self._entries, _c.EVENTS.__getitem__
-            for deal, codes, start, end in self._owed:
-                if isinstance(deal, str):  # a deal line in the writer's form (codes.read_deal)
-                    entries.append(Deal.from_line(deal))
-                elif deal is not None:
-                    entries.append(deal)
-                entries += map(event_of, codes[start:end])  # type: ignore[arg-type]
-            self._owed.clear()
-            self._owed_count = 0
+            self._make_owed()
         return self._entries
 
     @property
     def results(self) -> list[HandResult]:
-        """How each hand of the game under way (or just won) ended.  (Made from
-        what the replay's fast path kept when first asked, like :attr:`entries`.)"""
-        if self._owed_results:
-            self._results += [
-                HandResult(number, SEATS[dealer], how, team, points, SEATS[maker],
-                           _play.SUITS[trump], alone, None, maker_tricks)
-                for number, dealer, maker, trump, alone, (how, team, points, maker_tricks)
-                in self._owed_results
-            ]
-            self._owed_results.clear()
+        """How each hand of the game under way (or just won) ended."""
+        if self._owed:
+            self._make_owed()
         return self._results
+
+    def _make_owed(self) -> None:
+        """The entries and results of the hands the fast path took."""
+        entries, event_of, results = self._entries, _c.EVENTS.__getitem__, self._results
+        for deal, codes, start, end, number, dealer, maker, trump, alone, verdict in self._owed:
+            if isinstance(deal, str):  # a deal line in the writer's form (codes.read_deal)
+                entries.append(Deal.from_line(deal))
+            elif deal is not None:
+                entries.append(deal)
+            entries += map(event_of, codes[start:end])  # type: ignore[arg-type]
+            how, team, points, maker_tricks = verdict
+            results.append(HandResult(number, SEATS[dealer], how, team, points, SEATS[maker],
+                                      _play.SUITS[trump], alone, None, maker_tricks))
+        self._owed.clear()
+        self._owed_count = 0
 
     def _reset(self) -> None:
         self.rules, names = self._start
         self.names = dict(names)
         self._entries: list[Entry] = []
-        self._owed: list[tuple[Deal | str | None, list[int], int, int]] = []
-        """Hands the fast path took and has not made into entries yet: each its
-        deal (or its line in the writer's form; None by trick winners), and the
-        codes of its other lines, ``codes[start:end]``."""
+        self._owed: list[_OwedHand] = []
+        """Hands the fast path took and has not made into entries and results yet."""
         self._owed_count = 0
         """The entries that ``_owed`` stands for."""
         self.phase = _SETUP
         self.game_number = 0
         self.score: dict[Team, int] = {_NS: 0, _EW: 0}
         self._results: list[HandResult] = []
-        self._owed_results: list[tuple[int, int, int, int, bool, _Verdict]] = []
-        """Results the fast path worked out and has not made yet: each hand's
-        number, dealer, maker (seat ints), trump (suit int), alone and verdict."""
         self.winner: Team | None = None
         self.hand = _NO_GAME_YET
         self.pending_trick: Seat | None = None
@@ -745,7 +747,7 @@ class Game(Record):
         length = made + self._owed_count  # of self.entries
         if self.phase is not _IN_GAME or length != hand.start:
             return index
-        rules, owed, score, results = self.rules, self._owed, self.score, self._owed_results
+        rules, owed, score = self.rules, self._owed, self.score
         (verdicts, shapes), target = _fast_tables(rules), rules.target
         kinds, score_of = _c.KIND, _c.SCORE_OF
         read_deal = _c.read_deal
@@ -810,8 +812,7 @@ class Game(Record):
                         break
                     if alone and (maker + 2) % 4 in winners:
                         break
-                    owed.append((None, codes, index, end))
-                    length += end - index
+                    start = index
                     checked, discard = True, -1  # (no trick is owed its line)
                 else:
                     discard = -1
@@ -836,13 +837,13 @@ class Game(Record):
                     held, winners = done
                     if checked and tuple(map(trick_of.__getitem__, checks)) != winners:
                         break
-                    owed.append((deal, codes, index + 1, end))  # entries made when asked
-                    length += end - index
+                    start = index + 1  # (the deal line's event is the deal)
             except (IndexError, ValueError):  # the lines end early, or a line is not a play
                 break
             verdict = verdicts[maker][alone][winners.count(1) + winners.count(3)]  # E-W tricks
             _, team, points, _ = verdict
-            results.append((number, dealer, maker, trump, alone, verdict))  # made when asked
+            owed.append((deal, codes, start, end, number, dealer, maker, trump, alone, verdict))
+            length += end - index
             if team is _NS:
                 ns += points
                 won = ns >= target and _wins(rules, ns, ew)
@@ -898,7 +899,7 @@ class Game(Record):
             self.phase = _IN_GAME
             self.game_number += 1
             self.score = {_NS: 0, _EW: 0}
-            self._results, self._owed_results = [], []
+            self._results = []  # (the last game's were made by _record)
             self.winner = None
             self.hand = Hand(1, entry.dealer, len(self.entries))
         return None
