@@ -861,8 +861,11 @@ class Game(Record):
                 self.pending_trick = None if checked else SEATS[winners[-1]]
                 return end
             number, dealer, index = number + 1, NEXT_DEALER[dealer], end
-            while index < count and score_of[codes[index]] == (ns, ew):  # score lines that agree
-                index += 1  # (any other check line: verify_reason says why, line by line)
+            try:  # the score lines that agree (any other check line: verify_reason says why)
+                while score_of[codes[index]] == (ns, ew):
+                    index += 1
+            except IndexError:  # the lines end here
+                pass
         score[_NS], score[_EW] = ns, ew
         if index != first:
             self._owed_count = length - made
