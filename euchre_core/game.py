@@ -426,6 +426,9 @@ class Game(Record):
     """
 
     _fields = ("rules", "names", "entries")
+    _entries_made: int
+    _results_made: int
+    _owed_count: int
 
     def __init__(self, rules: Rules = _STANDARD, names: dict[Seat, str] | None = None) -> None:
         self._start = (rules, DEFAULT_NAMES if names is None else dict(names))  # read only
@@ -433,43 +436,54 @@ class Game(Record):
 
     @property
     def entries(self) -> list[Entry]:
-        """Every entry pushed and not undone.  (The hands the replay's fast path
-        took are made into entries and results when first asked: a replay that
-        only checks a log never makes them.)"""
-        if self._owed:
-            self._make_owed()
+        """Every entry pushed and not undone.  (The entries and results of the
+        hands the replay's fast path took are made when first asked: a replay
+        that only checks a log never makes them.)"""
+        owed = self._owed
+        if self._owed_count:
+            entries, event_of = self._entries, _c.EVENTS.__getitem__
+            for deal, codes, start, end, *_ in owed[self._entries_made:]:
+                if isinstance(deal, str):  # a deal line in the writer's form (codes.read_deal)
+                    entries.append(Deal.from_line(deal))
+                elif deal is not None:
+                    entries.append(deal)
+                entries += map(event_of, codes[start:end])  # type: ignore[arg-type]
+            self._entries_made, self._owed_count = len(owed), 0
+            self._forget_owed()
         return self._entries
 
     @property
     def results(self) -> list[HandResult]:
         """How each hand of the game under way (or just won) ended."""
-        if self._owed:
-            self._make_owed()
+        owed = self._owed
+        if self._results_made < len(owed):
+            self._results += [
+                HandResult(number, SEATS[dealer], how, team, points, SEATS[maker],
+                           _play.SUITS[trump], alone, None, maker_tricks)
+                for *_, number, dealer, maker, trump, alone, (how, team, points, maker_tricks)
+                in owed[self._results_made:]
+            ]
+            self._results_made = len(owed)
+            self._forget_owed()
         return self._results
 
-    def _make_owed(self) -> None:
-        """The entries and results of the hands the fast path took."""
-        entries, event_of, results = self._entries, _c.EVENTS.__getitem__, self._results
-        for deal, codes, start, end, number, dealer, maker, trump, alone, verdict in self._owed:
-            if isinstance(deal, str):  # a deal line in the writer's form (codes.read_deal)
-                entries.append(Deal.from_line(deal))
-            elif deal is not None:
-                entries.append(deal)
-            entries += map(event_of, codes[start:end])  # type: ignore[arg-type]
-            how, team, points, maker_tricks = verdict
-            results.append(HandResult(number, SEATS[dealer], how, team, points, SEATS[maker],
-                                      _play.SUITS[trump], alone, None, maker_tricks))
-        self._owed.clear()
-        self._owed_count = 0
+    def _forget_owed(self) -> None:
+        """Drop the owed hands once both their entries and results are made."""
+        if self._entries_made == self._results_made == len(self._owed):
+            self._owed.clear()
+            self._entries_made, self._results_made = 0, 0
 
     def _reset(self) -> None:
         self.rules, names = self._start
         self.names = dict(names)
         self._entries: list[Entry] = []
         self._owed: list[_OwedHand] = []
-        """Hands the fast path took and has not made into entries and results yet."""
+        """Hands the fast path took whose entries or results are not made yet."""
+        self._entries_made = 0
+        self._results_made = 0
+        """How many of ``_owed`` have their entries, and their results, made."""
         self._owed_count = 0
-        """The entries that ``_owed`` stands for."""
+        """The entries that ``_owed`` stands for and are not made yet."""
         self.phase = _SETUP
         self.game_number = 0
         self.score: dict[Team, int] = {_NS: 0, _EW: 0}
@@ -902,7 +916,9 @@ class Game(Record):
             self.phase = _IN_GAME
             self.game_number += 1
             self.score = {_NS: 0, _EW: 0}
-            self._results = []  # (the last game's were made by _record)
+            self._results = []
+            self._results_made = len(self._owed)  # the last game's, if any: not wanted now
+            self._forget_owed()
             self.winner = None
             self.hand = Hand(1, entry.dealer, len(self.entries))
         return None

@@ -233,8 +233,11 @@ def test_the_hands_the_fast_path_took_become_entries_and_results_when_first_aske
     pushed, error = one_at_a_time(text)
     assert error is None
     assert read.game.hand.start == 1 + len(HAND) == pushed.hand.start
-    assert read.game.results == pushed.results and not read.game._owed  # made when asked
-    assert read.game.entries == pushed.entries
+    assert read.game.results == pushed.results and read.game._owed_count  # the results alone
+    assert read.game.entries == pushed.entries and not read.game._owed
+    both = replay(text).game
+    assert both.entries == pushed.entries and both._owed and both.results == pushed.results
+    assert not both._owed
     again = replay(text)
     again.game.push(parse_event(HAND[0]))  # type: ignore[arg-type]  # after the owed hand
     assert again.game.entries == [*pushed.entries, parse_event(HAND[0])]
