@@ -233,10 +233,9 @@ def summary_text(path: str, result: Replay) -> str:
     game = result.game
     rows = [("hand", "dealer", "maker, trump", "tricks", "result")]
     rows += [_result_row(game, hand) for hand in game.results]
-    widths = [max(len(row[column]) for row in rows) for column in range(5)]
+    widths = [max(map(len, column)) for column in zip(*rows)]
     lines = [f"{path}: game {max(game.game_number, 1)}, {game.hands_played} hands"]
-    for row in rows:
-        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)))
+    lines += ["  " + "  ".join(map(str.ljust, row, widths)) for row in rows]
     ns, ew = game.score[Team.NS], game.score[Team.EW]
     names = game.names
     lines.append(
