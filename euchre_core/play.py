@@ -116,38 +116,25 @@ def lanes(hands: Sequence[Sequence[int]]) -> int:
 
 
 TRICK_TEMPLATE: Final = """\
-    # trick {trick}: {first} leads {plays}
-    follow, key = leads[c{first}]
+    # trick {trick}: {first} leads {plays}{note}
+    {follow}, key = leads[c{first}]
     {bits} = orders[leader]
     m = {m}
-    if held & (m + {f}) != m:
+    if held & (m{f}) != m:
         return None
     held -= m
     k = key[c{first}]
 {keys}    leader = w{trick} = k & 3
 """
 """One trick's check, for the plays ``c{first}`` ... in playing order.  The
-winner's key is found by comparisons (calling ``max`` costs more)."""
+winner's key is found by comparisons (calling ``max`` costs more).  The last of
+five tricks leaves out following suit: each seat then plays the one card left."""
+LAST_TRICK_NOTE: Final = " (the last: each plays its one card, no following to check)"
 HIGHER_TEMPLATE: Final = """\
     if key[{play}] > k:
         k = key[{play}]
 """
 """In a trick's check: the key of ``{play}`` when it is the highest so far."""
-
-
-LAST_TRICK_TEMPLATE: Final = """\
-    # trick {trick}, the last: each plays the one card left, so following is
-    # nothing to check: only the turn order and the cards held
-    _, key = leads[c{first}]
-    {bits} = orders[leader]
-    m = {m}
-    if held & m != m:
-        return None
-    held -= m
-    k = key[c{first}]
-{keys}    leader = w{trick} = k & 3
-"""
-"""The check of the last of five tricks (every seat then holds one card)."""
 
 
 def _block_source(size: int, tricks: int) -> str:
@@ -159,15 +146,17 @@ def _block_source(size: int, tricks: int) -> str:
     for trick in range(tricks):
         plays = names[trick * size:(trick + 1) * size]
         bits = [f"b{index}" for index in range(size)]
-        template = LAST_TRICK_TEMPLATE if trick == 4 else TRICK_TEMPLATE
+        last = trick == 4  # of five: each seat holds one card
         lines.append(
-            template.format(
+            TRICK_TEMPLATE.format(
                 trick=trick,
                 first=trick * size,
                 plays=" ".join(plays),
                 bits=", ".join(bits) + ("," if size == 1 else ""),
                 m=" + ".join(f"{bit}[{play}]" for bit, play in zip(bits, plays)),
-                f=" + ".join(f"follow[{play}]" for play in plays[1:]) or "0",
+                note=LAST_TRICK_NOTE if last else "",
+                follow="_" if last else "follow",
+                f="" if last else "".join(f" + follow[{play}]" for play in plays[1:]),
                 keys="".join(HIGHER_TEMPLATE.format(play=play) for play in plays[1:]),
             ).rstrip("\n")
         )
