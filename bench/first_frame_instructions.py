@@ -1,16 +1,25 @@
-"""Instructions from the device's start to its first frame (callgrind), and the
-imports' share of them.
+"""Instructions from the device's start to its first frame (callgrind), on a
+non-editable install.
 
     apt-get install valgrind                 # once
     .venv/bin/python bench/first_frame_instructions.py [--root DIR]
 
-The child is ``latency_bench.py``'s first-frame program (import the firmware,
-build the Referee with the real renderer on luma's ``dummy`` device, draw the
-first frame), run once to write byte-code caches (into a temporary
-``PYTHONPYCACHEPREFIX``, as an installed package has them) and once under
-``valgrind --tool=callgrind``; ``python -c pass`` is counted beside it, and the
-same program stopped after its imports.  ``--root`` counts another checkout
-side by side (``git worktree add /tmp/old REV``).
+Each checkout counted is installed as a Pi has it (``pip install --no-deps
+--target`` into a fresh venv without system packages; its dependencies are
+this interpreter's, reached by a ``.pth`` line), so the counts have no
+editable-install finder or ``.pth`` of this machine in them.  Counted, each
+run once to warm the caches and once under ``valgrind --tool=callgrind``:
+
+- ``python -c pass`` in that venv;
+- **run to first frame**: ``euchre-referee run`` as on a Pi with an empty
+  config file and a fresh state directory, buttons on gpiozero's mock pins, the
+  OLED (SSD1306) on a recording I2C bus, to the first whole frame and the
+  display turned on (``tests/support/pi_start_child.py``);
+- **referee on dummy**: ``latency_bench.py``'s program (import the firmware,
+  build the Referee on luma's ``dummy`` device, draw the first frame), and the
+  same program stopped after its imports.
+
+``--root`` counts another checkout side by side (``git worktree add /tmp/old REV``).
 """
 
 from __future__ import annotations
@@ -20,45 +29,80 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 import tempfile
+import venv
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from latency_bench import FIRST_FRAME  # noqa: E402
 
 IMPORTS_ONLY = FIRST_FRAME.split("state = ")[0]
+START_CHILD = ROOT / "tests" / "support" / "pi_start_child.py"
 
 
-def instructions(root: Path, code: str, state: Path, cache: str) -> int:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(root),
-           "PYTHONPYCACHEPREFIX": cache}
-    command = [sys.executable, "-c", code, str(state)]
-    subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)  # caches
-    with tempfile.TemporaryDirectory() as out:
-        done = subprocess.run(["valgrind", "--tool=callgrind",
-                               f"--callgrind-out-file={out}/cg.out", *command],
-                              cwd=root, env=env, check=True, capture_output=True, text=True)
-    found = re.search(r"refs:\s+([\d,]+)", done.stderr)
-    assert found is not None, done.stderr
-    return int(found.group(1).replace(",", ""))
+def install(root: Path, where: Path) -> Path:
+    """A venv at ``where`` with ``root`` installed in it, not editable; its python."""
+    venv.EnvBuilder(with_pip=False, system_site_packages=False).create(where)
+    python = where / "bin" / "python"
+    site = Path(subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True).stdout.strip())
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                    "--target", str(site), str(root)], check=True, capture_output=True)
+    dependencies = dict.fromkeys(sysconfig.get_paths()[key] for key in ("purelib", "platlib"))
+    (site / "dependencies.pth").write_text("\n".join(dependencies) + "\n", encoding="utf-8")
+    return python
+
+
+def instructions(python: Path, args: list[str], work: Path) -> int:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPIOZERO_PIN_FACTORY": "mock"}
+    config = work / "referee.toml"
+    config.write_text("", encoding="utf-8")
+    counts = []
+    for run in ("warm", "count"):
+        state = work / f"state-{run}"
+        command = [str(python), *(a.format(state=state, config=config, out=work / "bus")
+                                  for a in args)]
+        if run == "count":
+            command = ["valgrind", "--tool=callgrind",
+                       f"--callgrind-out-file={work}/cg.out", *command]
+        done = subprocess.run(command, cwd=work, env=env, check=True, capture_output=True,
+                              text=True)
+        found = re.search(r"refs:\s+([\d,]+)", done.stderr)
+        counts.append(int(found.group(1).replace(",", "")) if found else 0)
+    return counts[-1]
+
+
+PROGRAMS = {
+    "pass": ["-c", "pass"],
+    "run to first frame": [str(START_CHILD), "{out}", "--first-frame", "--",
+                           "--config", "{config}", "--state-dir", "{state}"],
+    "referee on dummy": ["-c", FIRST_FRAME, "{state}"],
+    "its imports": ["-c", IMPORTS_ONLY, "{state}"],
+}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", type=Path, default=HERE.parent)
+    parser.add_argument("--root", type=Path, action="append",
+                        help="another checkout to count beside this one (repeatable)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as work:
-        cache = f"{work}/pycache"
-        counts = {
-            name: instructions(args.root, code, Path(work) / name, cache)
-            for name, code in (("pass", "pass"), ("imports", IMPORTS_ONLY),
-                               ("first frame", FIRST_FRAME))
-        }
-    base = counts["pass"]
-    print(f"{args.root}: start to first frame {counts['first frame'] / 1e6:.0f}M instructions "
-          f"(imports {counts['imports'] / 1e6:.0f}M; python -c pass {base / 1e6:.0f}M)")
+    roots = [ROOT, *(args.root or [])]
+    print("| checkout | " + " | ".join(PROGRAMS) + " |")
+    print("| --- |" + " --- |" * len(PROGRAMS))
+    for root in roots:
+        with tempfile.TemporaryDirectory() as work:
+            python = install(root, Path(work) / "venv")
+            counts = []
+            for name, program in PROGRAMS.items():
+                (Path(work) / name).mkdir()
+                counts.append(instructions(python, program, Path(work) / name))
+        print(f"| {root} | " + " | ".join(f"{count / 1e6:.0f}M" for count in counts) + " |",
+              flush=True)
     return 0
 
 

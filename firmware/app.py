@@ -752,6 +752,15 @@ class Referee:
             return f"OK does nothing {step.doing}"
         return f"OK: {step.ok_words}"
 
+    def attach_inputs(self, *, indicators: Indicators | None,
+                      is_pressed: Callable[[str], bool] | None) -> None:
+        """Take the buttons' ``is_pressed`` and the buzzer and LEDs once they
+        exist (``run`` makes them after the first frame); the seat LEDs light
+        at once."""
+        self.indicators = indicators
+        self.is_pressed = is_pressed
+        self._light_seats()
+
     def next_deadline(self) -> float | None:
         """When the view will change by itself (a message, a result, the choice
         strip expiring; a long-pressed button due for its stuck check)."""

@@ -1,9 +1,9 @@
 """``euchre-referee run``: the referee on a Raspberry Pi.
 
-Wires the config's pin map to gpiozero buttons, the OLED through
-:class:`drivers.PageDiffDisplay`, the optional buzzer and LEDs, the journal in
-the state directory, and runs the main loop (pinging the systemd watchdog
-from it when started by systemd).
+Wires the OLED through :class:`drivers.PageDiffDisplay`, the journal in the
+state directory, draws the first frame, then the config's pin map to gpiozero
+buttons and the optional buzzer and LEDs, and runs the main loop (pinging the
+systemd watchdog from it when started by systemd).
 
 Faults at the table keep the referee scoring: a display that is missing at
 boot or stops answering is retried (:class:`drivers.RetryingDisplay`, and
@@ -67,46 +67,53 @@ def hardware_problem(error: Exception) -> str:
     return f"{error} (check the pins in the config file, hw/README.md has the map)"
 
 
-def build_hardware(config: Config, events: Inbox, *, pin_factory: Any = None
-                   ) -> tuple[ButtonBank, RetryingDisplay, Indicators | None]:
-    """Buttons, display and indicators from the config (imports gpiozero/luma).
+def open_display(config: Config) -> RetryingDisplay:
+    """The OLED from the config, through luma (gpiozero is not imported here).
 
-    The display is a :class:`drivers.RetryingDisplay`: a missing or silent OLED does
-    not stop the start.
+    A :class:`drivers.RetryingDisplay`: a missing or silent OLED does not stop
+    the start.  Raises :class:`drivers.DriverConfigError` for a bad display
+    config (controller, address, rotation).
     """
-    from drivers import ButtonBank, Indicators, PageDiffDisplay, RetryingDisplay, open_oled
+    from drivers import PageDiffDisplay, RetryingDisplay, open_oled
 
-    buttons = ButtonBank(
-        config.pins, events, bounce_time=config.bounce_s, hold_time=config.hold_s,
-        encoder=config.encoder, pin_factory=pin_factory,
-    )
     display_config = config.display
 
-    def open_display() -> PageDiffDisplay:
+    def open_oled_display() -> PageDiffDisplay:
         device = open_oled(
             display_config.controller, port=display_config.i2c_port,
             address=display_config.address, rotate=display_config.rotate, init=False,
         )
         return PageDiffDisplay(device)
 
-    display = RetryingDisplay(open_display)
-    try:
-        display.try_open()  # raises for a bad display config, not for a missing OLED
-        indicators: Indicators | None = None
-        if config.buzzer_pin is not None or config.status_led_pin is not None or (
-            config.seat_led_pins
-        ):
+    display = RetryingDisplay(open_oled_display)
+    display.try_open()  # raises for a bad display config, not for a missing OLED
+    return display
+
+
+def build_inputs(config: Config, events: Inbox, *, pin_factory: Any = None
+                 ) -> tuple[ButtonBank, Indicators | None]:
+    """The buttons, and the buzzer and LEDs when the config has any (imports
+    gpiozero).  Raises :class:`drivers.PinError` (:class:`drivers.NoGpio`: no
+    GPIO here) or :class:`drivers.DriverConfigError` for a bad pin map."""
+    from drivers import ButtonBank, Indicators
+
+    buttons = ButtonBank(
+        config.pins, events, bounce_time=config.bounce_s, hold_time=config.hold_s,
+        encoder=config.encoder, pin_factory=pin_factory,
+    )
+    indicators: Indicators | None = None
+    if config.buzzer_pin is not None or config.status_led_pin is not None or (
+        config.seat_led_pins
+    ):
+        try:
             indicators = Indicators(
                 buzzer=config.buzzer_pin, status_led=config.status_led_pin,
                 leds=config.seat_led_pins or None, pin_factory=pin_factory,
             )
-    except BaseException:
-        buttons.close()
-        raise
-    if not display.is_open:
-        print(f"euchre-referee: display not answering, will retry: {display.last_error}",
-              file=sys.stderr)
-    return buttons, display, indicators
+        except BaseException:
+            buttons.close()
+            raise
+    return buttons, indicators
 
 
 def show_notice(display: FrameSink, title: str, lines: tuple[str, ...]) -> bool:
@@ -181,14 +188,20 @@ def show_serial_state(referee: Referee, link: SerialLink) -> None:
 
 
 def run(config: Config) -> int:
-    """Run the referee until SIGTERM/SIGINT."""
+    """Run the referee until SIGTERM/SIGINT.
+
+    The first frame comes before the buttons: the display, the journal and
+    the referee need luma, Pillow and SQLite, the buttons gpiozero, whose
+    import is the larger half of the start (``bench/first_frame_instructions.py``).
+    Nothing is lost by it: a press before the buttons exist was never seen.
+    """
     from drivers import DriverConfigError, PinError
 
     events: Inbox = queue.Queue()
     try:
-        buttons, display, indicators = build_hardware(config, events)
-    except (PinError, DriverConfigError) as error:
-        print(f"euchre-referee: {hardware_problem(error)}", file=sys.stderr)
+        display = open_display(config)
+    except DriverConfigError as error:
+        print(f"euchre-referee: {error} (check [display] in the config file)", file=sys.stderr)
         return EXIT_USAGE
     stopping = False
 
@@ -202,17 +215,28 @@ def run(config: Config) -> int:
     store = open_journal(Path(config.state_dir), display, notifier, lambda: stopping)
     if store is None:
         notifier.stopping()
-        buttons.close()
         display.close()
-        if indicators is not None:
-            indicators.close()
         notifier.close()
         print("euchre-referee: stopped", file=sys.stderr)
         return EXIT_OK
-    referee = Referee(config, store, display=display, indicators=indicators,
-                      is_pressed=buttons.is_pressed)
+    referee = Referee(config, store, display=display)
     for note in referee.notes:
         print(f"euchre-referee: {note}", file=sys.stderr)
+    referee.refresh()  # the first frame
+    try:
+        buttons, indicators = build_inputs(config, events)
+    except (PinError, DriverConfigError) as error:
+        problem = hardware_problem(error)
+        print(f"euchre-referee: {problem}", file=sys.stderr)
+        show_notice(display, "No buttons", (problem,))
+        display.close()
+        notifier.close()
+        store.close()
+        return EXIT_USAGE
+    referee.attach_inputs(indicators=indicators, is_pressed=buttons.is_pressed)
+    if not display.is_open:
+        print(f"euchre-referee: display not answering, will retry: {display.last_error}",
+              file=sys.stderr)
     if indicators is not None:
         indicators.status(True)
     serial_service = None

@@ -33,7 +33,7 @@ import drivers
 from euchre_core import SEATS, Team
 from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
-from firmware.pi.run import build_hardware
+from firmware.pi.run import build_inputs, open_display
 from firmware.screens import render
 from firmware.store import Store
 
@@ -49,7 +49,7 @@ def factory() -> Any:
 def test_seats_game_to_ten_through_mock_pins_and_the_main_loop(
     tmp_path: Path, factory: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The whole stack as `euchre-referee run` wires it: build_hardware's
+    # The whole stack as `euchre-referee run` wires it: build_inputs's
     # ButtonBank on mock pins -> queue -> Referee.run in its own thread ->
     # screens.render -> PageDiffDisplay -> luma ssd1306 -> a fake I2C bus.
     bus = FakeBus()
@@ -58,7 +58,8 @@ def test_seats_game_to_ten_through_mock_pins_and_the_main_loop(
     # press after a hand's end only dismisses it; test_fw_app_table.py).
     config = Config(state_dir=tmp_path, bounce_s=0.002, result_s=0.0)
     events: queue.Queue[Any] = queue.Queue()
-    buttons, display, indicators = build_hardware(config, events, pin_factory=factory)
+    display = open_display(config)
+    buttons, indicators = build_inputs(config, events, pin_factory=factory)
     assert indicators is None and buttons.names == tuple(DEFAULT_PINS)
     referee = Referee(config, Store(tmp_path), display=display)
     stop = threading.Event()

@@ -29,7 +29,7 @@ from drivers import RetryingDisplay
 from euchre_core import Phase, Team
 from firmware.app import Referee
 from firmware.config import DEFAULT_PINS, Config, DisplayConfig
-from firmware.pi.run import build_hardware
+from firmware.pi.run import build_inputs, open_display
 from firmware.screens import render
 
 pytestmark = pytest.mark.filterwarnings(
@@ -172,13 +172,14 @@ def test_a_bad_display_config_is_not_retried() -> None:
         RetryingDisplay(opener).try_open()
 
 
-def test_build_hardware_starts_without_the_display(tmp_path: Path) -> None:
+def test_the_buttons_start_without_the_display(tmp_path: Path) -> None:
     """No I2C bus at all (this machine): the buttons work, the display waits."""
     factory = MockFactory()
     events: queue.Queue[Any] = queue.Queue()
     config = Config(state_dir=tmp_path, display=DisplayConfig(i2c_port=99))
     try:
-        buttons, display, indicators = build_hardware(config, events, pin_factory=factory)
+        display = open_display(config)
+        buttons, indicators = build_inputs(config, events, pin_factory=factory)
         try:
             assert isinstance(display, RetryingDisplay) and not display.is_open
             assert indicators is None

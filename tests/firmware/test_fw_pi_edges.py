@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.driver_fakes import FakeBus, Ssd1306Ram
 from support.serial_kit import ROOT, wait_for
 
 from drivers.serialport import NullModem, point_link
@@ -27,7 +28,9 @@ from firmware.app import Referee
 from firmware.config import Config, ConfigError, load_config
 from firmware.link.service import SerialService
 from firmware.pi.run import SERIAL_FLAG, show_serial_state
+from firmware.screens import render
 from firmware.store import Store
+from firmware.view import View
 
 PI4_CPUINFO = (
     "processor\t: 0\nHardware\t: BCM2835\nRevision\t: c03111\n"
@@ -55,6 +58,58 @@ def test_run_without_gpio_says_what_is_missing_in_one_line(tmp_path: Path) -> No
     [line] = done.stderr.splitlines()  # no traceback, no fallback warnings
     assert line.startswith("euchre-referee: GPIO not available: no GPIO pin factory: ")
     assert "sudo apt install python3-lgpio" in line and "euchre-referee emulate" in line
+
+
+def start_on_a_recording_bus(tmp_path: Path, *, first_frame: bool, pins: str | None
+                             ) -> tuple[subprocess.CompletedProcess[str], bool, FakeBus]:
+    """``euchre-referee run`` with the OLED on a recording bus (``pi_start_child``):
+    the process, whether gpiozero was imported at the bus's last write, the writes."""
+    out = tmp_path / "bus.txt"
+    (tmp_path / "referee.toml").write_text("", encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    environment["PYTHONPATH"] = str(ROOT)
+    if pins is not None:
+        environment["GPIOZERO_PIN_FACTORY"] = pins
+    command = [sys.executable, str(ROOT / "tests" / "support" / "pi_start_child.py"), str(out),
+               "--first-frame" if first_frame else "--to-exit", "--",
+               "--config", str(tmp_path / "referee.toml"), "--state-dir", str(tmp_path / "state")]
+    done = subprocess.run(command, env=environment, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    head, *writes = out.read_text(encoding="ascii").splitlines()
+    bus = FakeBus()
+    for write in writes:
+        control, data = write.split(" ")
+        bus.log.append((0x3C, int(control), bytes.fromhex(data)))
+    return done, head == "gpiozero yes", bus
+
+
+def test_the_first_frame_is_on_the_oled_before_gpiozero_is_imported(tmp_path: Path) -> None:
+    done, gpiozero_imported, bus = start_on_a_recording_bus(tmp_path, first_frame=True,
+                                                            pins="mock")
+    assert done.returncode == 0, done.stderr
+    assert not gpiozero_imported  # gpiozero is the larger half of the start
+    ram = Ssd1306Ram()
+    ram.replay(bus)
+    store = Store(tmp_path / "state")  # the journal the start made
+    try:
+        view = Referee(Config(state_dir=tmp_path / "state"), store,
+                       renderer=lambda view: view).view()
+    finally:
+        store.close()
+    assert ram.on and ram.image().tobytes() == render(view).tobytes()
+
+
+def test_no_gpio_after_the_first_frame_is_said_on_the_screen_too(tmp_path: Path) -> None:
+    done, gpiozero_imported, bus = start_on_a_recording_bus(tmp_path, first_frame=False,
+                                                            pins=None)
+    assert (done.returncode, done.stdout) == (2, "")
+    [line] = done.stderr.splitlines()
+    problem = line.removeprefix("euchre-referee: ")
+    assert problem.startswith("GPIO not available: no GPIO pin factory: ")
+    ram = Ssd1306Ram()
+    ram.replay(bus)
+    notice = View(kind="notice", title="No buttons", lines=(problem,))
+    assert gpiozero_imported and ram.image().tobytes() == render(notice).tobytes()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("lgpio") is None,

@@ -1,0 +1,81 @@
+"""``euchre-referee run`` as on a Pi, with the OLED on a recording I2C bus.
+
+Run as ``python pi_start_child.py OUT [--first-frame] -- RUN-ARGS...`` (with
+``GPIOZERO_PIN_FACTORY=mock`` for buttons on gpiozero's mock pins, or without
+it for a machine with no GPIO).  ``drivers.open_oled`` is given a bus that
+records every write; everything else is the real start (``firmware.cli.main``).
+
+OUT gets one line ``gpiozero yes|no`` (whether gpiozero was imported when the
+bus was last written), then a line ``CONTROL HEX`` per write.  With
+``--first-frame`` the process writes OUT and ends as soon as the first whole
+frame (128 x 8 page bytes) has been sent and the display turned on; otherwise
+when ``run`` returns.
+
+The first-frame test of ``tests/firmware/test_fw_pi_edges.py`` and
+``bench/first_frame_instructions.py`` both run it.  It imports nothing the
+start does not import itself, so what it counts is the start's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+FRAME_BYTES = 128 * 8
+DATA = 0x40  # the I2C control byte before display data (0x00 before commands)
+DISPLAY_ON = 0xAF  # sent after the first frame's data (PageDiffDisplay)
+
+
+class RecordingBus:
+    """smbus2-like: keeps ``(control, bytes)`` for each block write."""
+
+    def __init__(self, out: str, first_frame: bool) -> None:
+        self.out = out
+        self.first_frame = first_frame
+        self.writes: list[tuple[int, bytes]] = []
+        self.data = 0
+
+    def write_i2c_block_data(self, address: int, control: int, data: list[int]) -> None:
+        self.writes.append((control, bytes(data)))
+        if control == DATA:
+            self.data += len(data)
+        elif self.first_frame and self.data >= FRAME_BYTES and list(data) == [DISPLAY_ON]:
+            self.save()
+            os._exit(0)
+
+    def close(self) -> None:
+        pass
+
+    def save(self) -> None:
+        imported = "yes" if "gpiozero" in sys.modules else "no"
+        lines = [f"gpiozero {imported}"]
+        lines += [f"{control} {data.hex()}" for control, data in self.writes]
+        with open(self.out, "w", encoding="ascii") as out:
+            out.write("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    out, *rest = sys.argv[1:]
+    first_frame = rest[0] == "--first-frame"
+    run_args = rest[rest.index("--") + 1:]
+    bus = RecordingBus(out, first_frame)
+
+    import drivers
+    import drivers.display
+
+    real_open = drivers.display.open_oled
+
+    def open_on_the_bus(*args: Any, **kwargs: Any) -> Any:
+        return real_open(*args, **kwargs, bus=bus)
+
+    drivers.open_oled = drivers.display.open_oled = open_on_the_bus
+    from firmware.cli import main as referee_main
+
+    code = referee_main(["run", *run_args])
+    bus.save()
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
