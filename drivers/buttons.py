@@ -18,9 +18,8 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import partial
-from typing import Any, Final, Literal, Self
+from typing import Any, Final, Literal, NamedTuple, Self
 
 from .errors import DriverConfigError, GpioChipError, NoGpio, PinError
 
@@ -46,8 +45,7 @@ ENCODER_CW: Final = "NEXT"
 ENCODER_CCW: Final = "PREV"
 
 
-@dataclass(frozen=True, slots=True)
-class ButtonEvent:
+class ButtonEvent(NamedTuple):
     """One thing a player did with one control.
 
     ``kind`` is ``"press"`` (sent on the press edge, as fast as possible) or

@@ -62,9 +62,9 @@ class Value:
 
 
 class Record:
-    """Base of the engine's mutable records (a game, a replay's outcome): equal
-    to a record of its own kind with equal ``_fields``, printed by them, and
-    not hashable."""
+    """Base of the mutable records (a game, a replay's outcome; the firmware's
+    half-made selection): equal to a record of its own kind with equal
+    ``_fields``, printed by them, and not hashable."""
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()

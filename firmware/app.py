@@ -8,7 +8,6 @@ changed.  Every entry is checked by the engine, written to the journal
 
 from __future__ import annotations
 
-import dataclasses
 import queue
 import random
 import time
@@ -237,7 +236,7 @@ class Referee:
         merged.update(names)
         line = Players.from_names(merged).line()
         self._keep_setting("players", line)
-        self.config = dataclasses.replace(self.config, names=merged)
+        self.config = self.config._replace(names=merged)
         return line
 
     def kept_names(self) -> tuple[str, ...]:
@@ -260,7 +259,7 @@ class Referee:
         """House rules for the stored games to come; kept in the journal
         before it returns."""
         self._keep_setting("rules", SetRules(rules).line())
-        self.config = dataclasses.replace(self.config, rules=rules)
+        self.config = self.config._replace(rules=rules)
 
     def _keep_setting(self, key: str, line: str) -> None:
         """Keep a setting durably; a journal that refuses it raises, and says so."""
@@ -280,10 +279,9 @@ class Referee:
             except LogSyntaxError:
                 continue  # not a line this referee wrote: the config file's settings stand
             if isinstance(event, Players):
-                self.config = dataclasses.replace(
-                    self.config, names={**self.config.names, **dict(event.names)})
+                self.config = self.config._replace(names={**self.config.names, **dict(event.names)})
             elif isinstance(event, SetRules):
-                self.config = dataclasses.replace(self.config, rules=event.rules)
+                self.config = self.config._replace(rules=event.rules)
 
     # --- games ---------------------------------------------------------------
 
@@ -378,7 +376,7 @@ class Referee:
     def press(self, button: str) -> None:
         """What pressing ``button`` does now (one tap, already debounced)."""
         now = self.clock()
-        self._tap = (button, dataclasses.replace(self.state), len(self.game.entries))
+        self._tap = (button, self.state.copy(), len(self.game.entries))
         if self._held is not None and self._held[0] == button:
             self._held = None  # pressed again: it was let go
         if self.notice is not None:

@@ -6,9 +6,8 @@ A bad value raises :class:`ConfigError` naming the key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
@@ -35,8 +34,7 @@ class ConfigError(ValueError):
     """A config file that cannot be used; the message names the key."""
 
 
-@dataclass(frozen=True)
-class DisplayConfig:
+class DisplayConfig(NamedTuple):
     controller: Literal["ssd1306", "sh1106", "ssd1309"] = "ssd1306"
     """The display's controller (``hw/README.md``: 0.96" SSD1306, 1.3" SH1106,
     2.42" SSD1309 — the one recommended for reading from the seats)."""
@@ -46,21 +44,25 @@ class DisplayConfig:
     """0-3, quarter turns (2 = upside down)."""
 
 
-@dataclass(frozen=True)
-class Config:
-    names: dict[Seat, str] = field(default_factory=lambda: dict(DEFAULT_NAMES))
-    rules: Rules = field(default_factory=Rules)
+class Config(NamedTuple):
+    """The referee's settings.  A changed setting is a new config
+    (``config._replace(rules=...)``): the dicts are never changed in place, so
+    configs share the defaults.  (NamedTuples, here and in the other modules the
+    start imports, cost a fifth of a dataclass to make.)"""
+
+    names: dict[Seat, str] = DEFAULT_NAMES
+    rules: Rules = Rules()
     layout: Layout = "seats"
-    pins: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
+    pins: dict[str, int] = DEFAULT_PINS
     encoder: tuple[int, int] | None = None
     """BCM pins A, B of a rotary encoder standing in for PREV/NEXT."""
     bounce_s: float = 0.02
     hold_s: float = 1.0
     """A press this long is a long press (seconds): it opens the help pages."""
-    display: DisplayConfig = field(default_factory=DisplayConfig)
+    display: DisplayConfig = DisplayConfig()
     buzzer_pin: int | None = None
     status_led_pin: int | None = None
-    seat_led_pins: dict[str, int] = field(default_factory=dict)
+    seat_led_pins: dict[str, int] = {}
     state_dir: Path = DEFAULT_STATE_DIR
     serial_port: str | None = None
     baudrate: int = DEFAULT_BAUDRATE

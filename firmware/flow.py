@@ -25,10 +25,8 @@ offered, and a direct button the engine refuses gets the engine's reason.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from euchre_core import SEATS, Game, Rules, Seat, Suit
 from euchre_core.events import (
@@ -45,6 +43,7 @@ from euchre_core.events import (
     Upcard,
     bid_for,
 )
+from euchre_core.value import Record
 
 from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, Layout, seat_of
 
@@ -54,8 +53,7 @@ ActionKind = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class Action:
+class Action(NamedTuple):
     """What picking an option does.
 
     ``new-game`` (after a win) holds the dealer picked, ``value`` a seat or ""
@@ -68,16 +66,14 @@ class Action:
     value: str = ""
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(NamedTuple):
     label: str
     action: Action
     key: str = ""
     """The button that picks it in the seats layout ("" = cursor only)."""
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     name: str
     """``game``, ``new-game``, ``maker``, ``trump``, ``confirm``, ``defend``,
     ``trick``, ``claim``, ``renege``, ``cards``, or the set-up menu's ``setup``,
@@ -100,8 +96,7 @@ class Step:
     """The likeliest option: where the cursor starts."""
 
 
-@dataclass(frozen=True)
-class Setup:
+class Setup(NamedTuple):
     """What the set-up menu offers and shows: the next game's names and rules,
     and the names the box has kept."""
 
@@ -142,24 +137,38 @@ def profile_name(rules: Rules) -> str:
     return "Custom"
 
 
-@dataclass
-class FlowState:
-    """A half-made selection; JSON-serialisable (saved with the game)."""
+class FlowState(Record):
+    """A half-made selection; JSON-serialisable (saved with the game).
 
-    seat: str | None = None
-    suit: str | None = None
-    alone: bool = False
-    mode: str = ""
-    """One of :data:`MODES`: ``claim``, ``renege`` or ``no-defend`` (the table
-    declined to defend alone); ``new-game`` (after a win, a new game waits for
-    OK; ``seat`` its dealer, None for random); the set-up menu's pages."""
-    cursor: int | None = None
-    """The cursor's option; None: not moved, on the step's likeliest option."""
-    entries: int = field(default=-1)
-    """``len(game.entries)`` when this state was made; stale state is dropped."""
+    ``mode`` is one of :data:`MODES`: ``claim``, ``renege`` or ``no-defend``
+    (the table declined to defend alone); ``new-game`` (after a win, a new game
+    waits for OK; ``seat`` its dealer, None for random); the set-up menu's
+    pages.  ``cursor`` is the cursor's option (None: not moved, on the step's
+    likeliest option).  ``entries`` is ``len(game.entries)`` when this state
+    was made; stale state is dropped.
+    """
+
+    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries")
+    _fields = __slots__
+
+    def __init__(self, seat: str | None = None, suit: str | None = None, alone: bool = False,
+                 mode: str = "", cursor: int | None = None, entries: int = -1) -> None:
+        self.seat = seat
+        self.suit = suit
+        self.alone = alone
+        self.mode = mode
+        self.cursor = cursor
+        self.entries = entries
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields by name, in order (what :meth:`dumps` writes)."""
+        return {name: getattr(self, name) for name in self._fields}
+
+    def copy(self) -> FlowState:
+        return FlowState(**self.as_dict())
 
     def dumps(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False)
+        return json.dumps(self.as_dict(), ensure_ascii=False)
 
     @classmethod
     def loads(cls, text: str) -> FlowState:
@@ -219,7 +228,7 @@ def build_step(game: Game, state: FlowState, layout: Layout = "seats",
     step = _build_step(game, state, layout, setup)
     if layout == "cursor" and step.options:
         help_option = Option(HELP_OPTION, Action("page", value="help"))
-        step = dataclasses.replace(step, options=(*step.options, help_option))
+        step = step._replace(options=(*step.options, help_option))
     return step
 
 

@@ -20,10 +20,9 @@ name that would draw as boxes is refused where it is set.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -57,8 +56,7 @@ class FontsMissing(FileNotFoundError):
     message names the file."""
 
 
-@dataclass(frozen=True)
-class Fonts:
+class Fonts(NamedTuple):
     """The loaded fonts.  Terminus strikes are given by their pixel height.
 
     Capital heights (rows of lit pixels; one pixel is 0.43 mm on the 2.42"

@@ -57,9 +57,8 @@ import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from euchre_core import Game, Phase, replay, write_log
 from euchre_core.events import NewGame, Players, SetRules
@@ -247,12 +246,11 @@ _ACKS_CHUNK = 4096
 """Bytes the record file is extended by (zeros), before a commit that needs room."""
 
 
-@dataclass(frozen=True)
-class Acked:
-    """What ``journal.acks`` says: ``count`` lines acknowledged, the last
-    with chain CRC ``crc``; ``problem`` if the file itself is damaged."""
+class Acked(NamedTuple):
+    """What ``journal.acks`` says: ``lines`` acknowledged, the last with chain
+    CRC ``crc``; ``problem`` if the file itself is damaged."""
 
-    count: int
+    lines: int
     crc: int
     problem: str | None = None
 
@@ -271,12 +269,12 @@ def read_acks(path: Path) -> Acked | None:
             ended = True
             continue
         count, crc, check = _RECORD.unpack(chunk)
-        if check != zlib.crc32(chunk[:12]) or ended or count < best.count:
+        if check != zlib.crc32(chunk[:12]) or ended or count < best.lines:
             # A torn last record (never fsynced, so never acknowledged) is
             # followed by zeros only; anything after it means damage.
             rest = data[offset + _RECORD.size:]
             if rest.strip(b"\0"):
-                return Acked(best.count, best.crc, f"{ACKS_NAME} damaged at byte {offset}")
+                return Acked(best.lines, best.crc, f"{ACKS_NAME} damaged at byte {offset}")
             return best
         best = Acked(count, crc)
     return best
@@ -378,25 +376,24 @@ def _lock_state_dir(state_dir: Path) -> int | None:
 # --- what an audit of the files found ----------------------------------------------
 
 
-@dataclass
 class _Audit:
-    """The journal as the read-only check found it."""
+    """The journal as the read-only check found it: ``legacy`` when written
+    before lines carried CRCs (nothing to check them against); ``good`` each
+    game's lines up to its first damaged one."""
 
-    rows: int = 0
-    tail_crc: int = 0
-    legacy: bool = False
-    """Written before lines carried CRCs (nothing to check them against)."""
-    damage: list[str] = field(default_factory=list)
-    unchecked: str | None = None
-    good: dict[int, list[bytes]] = field(default_factory=dict)
-    """Each game's lines up to its first damaged one."""
-    games: list[tuple[int, float, str]] = field(default_factory=list)
-    settings: list[tuple[str, str]] = field(default_factory=list)
-    acknowledged: int = 0
+    def __init__(self) -> None:
+        self.rows = 0
+        self.tail_crc = 0
+        self.legacy = False
+        self.damage: list[str] = []
+        self.unchecked: str | None = None
+        self.good: dict[int, list[bytes]] = {}
+        self.games: list[tuple[int, float, str]] = []
+        self.settings: list[tuple[str, str]] = []
+        self.acknowledged = 0
 
 
-@dataclass(frozen=True)
-class Damage:
+class Damage(NamedTuple):
     """A damaged journal found at open: kept aside, and what was recovered."""
 
     kept_as: Path
@@ -411,8 +408,7 @@ class Damage:
                 f"recovered {self.recovered} of {self.acknowledged} lines")
 
 
-@dataclass(frozen=True)
-class GameInfo:
+class GameInfo(NamedTuple):
     """One stored game, for listings."""
 
     id: int
@@ -635,11 +631,11 @@ class Store:
             return
         if acked.problem is not None:
             audit.damage.append(acked.problem)
-        audit.acknowledged = max(acked.count, audit.rows)
-        if audit.rows < acked.count:
-            audit.damage.append(f"{acked.count - audit.rows} acknowledged lines missing")
-        elif acked.count and not audit.damage:
-            crc = self._crc_at(acked.count)
+        audit.acknowledged = max(acked.lines, audit.rows)
+        if audit.rows < acked.lines:
+            audit.damage.append(f"{acked.lines - audit.rows} acknowledged lines missing")
+        elif acked.lines and not audit.damage:
+            crc = self._crc_at(acked.lines)
             if crc != acked.crc:
                 audit.damage.append("the lines do not match the record of acknowledged lines")
 
@@ -771,7 +767,7 @@ class Store:
         if self.path.exists():
             return None
         acked = read_acks(self.state_dir / ACKS_NAME)
-        lost = acked is not None and acked.count > 0
+        lost = acked is not None and acked.lines > 0
         if not Path(str(self.path) + "-wal").exists() and not lost:
             return None  # (a lone -shm is only an index: SQLite rebuilds it)
         orphans = [s for s in ("-wal", "-shm") if Path(str(self.path) + s).exists()]

@@ -7,16 +7,14 @@ view changed (views compare equal), and lets tests check both halves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from euchre_core import Suit
 
 ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands"]
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """One item of a menu: its label, and the button that picks it directly
     (``"N"``, ``"HEARTS"``...; empty when only the cursor reaches it)."""
 
@@ -24,8 +22,7 @@ class Choice:
     key: str = ""
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """Everything one frame shows.  Names are player names, already chosen.
 
     ``kind`` picks the layout:
@@ -74,7 +71,7 @@ class View:
     cursor: int = 0
     message: str | None = None
     message_is_error: bool = True
-    flags: tuple[str, ...] = field(default=())
+    flags: tuple[str, ...] = ()
     """Small status marks for the corner, e.g. ``("serial",)``."""
     ok_hint: str = ""
     """What OK does now, in words ("OK: South passes"); every step says it."""

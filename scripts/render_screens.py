@@ -20,7 +20,6 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -172,7 +171,7 @@ def scene_views() -> dict[str, View]:
     shots: dict[str, Shot] = {}
     for scene in SCENES:
         shots.update(scene())
-    return {name: replace(view, flags=()) for name, view in shots.items()}
+    return {name: view._replace(flags=()) for name, view in shots.items()}
 
 
 # --------------------------------------------------------------------------- pictures

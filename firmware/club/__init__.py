@@ -128,12 +128,10 @@ def add_join_options(parser: argparse.ArgumentParser) -> None:
 
 def join_config(config: Config, args: argparse.Namespace) -> Config:
     """The config with ``--club``, ``--table``, ``--club-event`` applied."""
-    from dataclasses import replace
-
     changes = {key: value for key, value in (
         ("club_broker", getattr(args, "club", None)), ("club_table", getattr(args, "table", None)),
         ("club_event", getattr(args, "club_event", None))) if value is not None}
-    return replace(config, **changes) if changes else config
+    return config._replace(**changes) if changes else config
 
 
 def register(commands: Any) -> None:

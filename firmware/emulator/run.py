@@ -24,7 +24,6 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -54,15 +53,15 @@ def emulator_config(args: argparse.Namespace) -> Config:
 
     config = load_config(Path(args.config)) if args.config else Config()
     if args.state_dir:
-        config = replace(config, state_dir=Path(args.state_dir))
+        config = config._replace(state_dir=Path(args.state_dir))
     if args.layout:
-        config = replace(config, layout=args.layout)
+        config = config._replace(layout=args.layout)
     if args.rules is not None:
         tokens = args.rules.split()
         if tokens[:1] == ["rules"]:
             tokens = tokens[1:]
         try:
-            config = replace(config, rules=Rules.from_tokens(tokens))
+            config = config._replace(rules=Rules.from_tokens(tokens))
         except RulesError as error:
             raise ConfigError(f"--rules: {error}") from None
     if args.players is not None:
@@ -81,7 +80,7 @@ def emulator_config(args: argparse.Namespace) -> Config:
                 raise ConfigError(f"--players: {seat}'s name must be {problem}")
         names = dict(config.names)
         names.update(event.names)
-        config = replace(config, names=names)
+        config = config._replace(names=names)
     from ..club import join_config
 
     return join_config(config, args)

@@ -28,7 +28,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -138,7 +137,7 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.state_dir:
-        config = replace(config, state_dir=Path(args.state_dir))
+        config = config._replace(state_dir=Path(args.state_dir))
     from ..club import join_config
 
     return run(join_config(config, args))

@@ -3,7 +3,6 @@ changed (game, journal, flow).  Default names: N=Ragnar E=Sigríður S=South W=A
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -30,7 +29,7 @@ def setup(referee: Referee, presses: str) -> None:
 
 
 def quiet(view: View) -> View:
-    return dataclasses.replace(view, message=None, message_is_error=True)
+    return view._replace(message=None, message_is_error=True)
 
 
 def snapshot(referee: Referee) -> tuple[str, list[str], str, View]:

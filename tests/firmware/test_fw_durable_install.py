@@ -240,7 +240,7 @@ def test_default_config_matches_the_program_defaults() -> None:
     assert config.pins == DEFAULT_PINS
     assert config.display == DisplayConfig()
     default = Config()
-    for name in Config.__dataclass_fields__:
+    for name in Config._fields:
         if name != "serial_port":
             assert getattr(config, name) == getattr(default, name), name
     assert config.serial_port == "/dev/ttyGS0"

@@ -9,7 +9,6 @@ after any number of reboots, and no further.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -38,7 +37,7 @@ def reboot(referee: Referee, clock: FakeClock, **config: object) -> Referee:
 
 
 def snapshot(referee: Referee) -> tuple[object, ...]:
-    flow = asdict(referee.state)
+    flow = referee.state.as_dict()
     return (referee.view(), flow, [e.line() for e in referee.game.entries],
             dict(referee.game.score), referee.game.phase)
 
@@ -82,7 +81,7 @@ def test_the_entry_flow_position_survives_a_reboot(tmp_path: Path, presses: str,
     view = referee.view()
     referee = reboot(referee, clock)
     assert referee.step().name == step
-    state = asdict(referee.state)
+    state = referee.state.as_dict()
     assert {key: state[key] for key in flow} == flow
     assert referee.view() == view
     referee.store.close()

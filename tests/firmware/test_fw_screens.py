@@ -315,11 +315,11 @@ def test_pages_keep_every_word_and_items_together() -> None:
 
 def test_a_page_shows_the_cursors_page() -> None:
     view = HAND_BUILT["hands_page_2"]
-    frames = [render(View(**{**view.__dict__, "cursor": page})) for page in range(4)]
+    frames = [render(view._replace(cursor=page)) for page in range(4)]
     for i in range(4):
         for j in range(i):
             assert ImageChops.difference(frames[i], frames[j]).getbbox() is not None
-    past_the_end = render(View(**{**view.__dict__, "cursor": 9}))
+    past_the_end = render(view._replace(cursor=9))
     assert past_the_end.tobytes() == frames[3].tobytes()
 
 
@@ -339,8 +339,8 @@ def test_frame_is_128x64_one_bit(name: str) -> None:
 @pytest.mark.parametrize("is_error", [True, False])
 def test_message_box_covers_the_body_and_keeps_the_score(is_error: bool) -> None:
     plain = HAND_BUILT["table_alone"]
-    boxed = View(**{**plain.__dict__, "message": "Ragnar sits out: Anna went alone",
-                    "message_is_error": is_error})
+    boxed = plain._replace(message="Ragnar sits out: Anna went alone",
+                          message_is_error=is_error)
     a, b = render(plain), render(boxed)
     bbox = ImageChops.difference(a, b).getbbox()
     assert bbox is not None
@@ -351,7 +351,7 @@ def test_message_box_covers_the_body_and_keeps_the_score(is_error: bool) -> None
 def test_error_and_info_messages_look_different() -> None:
     view = View(hand=1, dealer="Anna", leader="Ragnar", message="hearts was turned down")
     error = render(view)
-    info = render(View(**{**view.__dict__, "message_is_error": False}))
+    info = render(view._replace(message_is_error=False))
     assert ImageChops.difference(error, info).getbbox() is not None
     # the error box is inverted: far more lit pixels than the framed info box
     lit_error, lit_info = sum(error.histogram()[1:]), sum(info.histogram()[1:])
@@ -382,10 +382,10 @@ def test_the_new_fields_change_the_table() -> None:
     plain = render(base)
     for change in ({"ok_hint": "OK: Ragnar passes"}, {"bidding": "Round 2 · ♥ turned down"},
                    {"last_hand": "Last hand: Anna euchred, EW +2"}, {"house_rules": True}):
-        changed = render(View(**{**base.__dict__, **change}))
+        changed = render(base._replace(**change))
         assert ImageChops.difference(plain, changed).getbbox() is not None, change
-    played = View(**{**base.__dict__, "trump": "C", "maker": "Anna", "alone": True})
-    defended = View(**{**played.__dict__, "lone_defender": "Þórhildur"})
+    played = base._replace(trump="C", maker="Anna", alone=True)
+    defended = played._replace(lone_defender="Þórhildur")
     bbox = ImageChops.difference(render(played), render(defended)).getbbox()
     assert bbox is not None and 33 <= bbox[1] and bbox[3] <= 44  # on the "Lead" line
 
@@ -394,7 +394,7 @@ def test_trick_counts_are_digits() -> None:
     base = View(hand=2, dealer="Anna", leader="Ragnar", trump="S", maker="Anna",
                 tricks_ns=2, tricks_ew=1, prompt="Trick 4: who won?")
     two = render(base)
-    three = render(View(**{**base.__dict__, "tricks_ns": 3}))
+    three = render(base._replace(tricks_ns=3))
     bbox = ImageChops.difference(two, three).getbbox()
     assert bbox is not None and bbox[2] <= 9  # only the NS box at the left changed
     digit = Image.new("1", (9, 10))
@@ -408,7 +408,7 @@ def test_trick_counts_are_digits() -> None:
 
 def test_flags_are_marks_in_the_top_right_corner() -> None:
     view = HAND_BUILT["help"]
-    flagged = render(View(**{**view.__dict__, "flags": ("serial", "usb")}))
+    flagged = render(view._replace(flags=("serial", "usb")))
     bbox = ImageChops.difference(render(view), flagged).getbbox()
     assert bbox is not None
     left, top, right, bottom = bbox
@@ -432,10 +432,10 @@ def test_menu_of_ten_with_cursor_on_the_last_shows_it_highlighted() -> None:
 
 def test_the_claim_menu_keeps_score_and_trump_in_view() -> None:
     claim = HAND_BUILT["menu_claim"]
-    other = render(View(**{**claim.__dict__, "score_ew": 6}))
+    other = render(claim._replace(score_ew=6))
     bbox = ImageChops.difference(render(claim), other).getbbox()
     assert bbox is not None and bbox[3] <= 11  # the score is in the title bar
-    no_trump = render(View(**{**claim.__dict__, "trump": None}))
+    no_trump = render(claim._replace(trump=None))
     assert ImageChops.difference(render(claim), no_trump).getbbox() is not None
 
 
@@ -452,8 +452,8 @@ def test_unknown_kind_is_a_value_error() -> None:
 
 def test_table_in_the_cursor_layout_shows_the_choice_under_the_cursor() -> None:
     base = HAND_BUILT["table_cursor"]
-    frames = [render(View(**{**base.__dict__, "cursor": i})) for i in range(4)]
-    plain = render(View(**{**base.__dict__, "choices": ()}))
+    frames = [render(base._replace(cursor=i)) for i in range(4)]
+    plain = render(base._replace(choices=()))
     for i, frame in enumerate(frames):
         # the score and dealer as without the selector; all above it the same for each choice
         assert frame.crop((0, 0, WIDTH, 22)).tobytes() == plain.crop((0, 0, WIDTH, 22)).tobytes()
