@@ -162,8 +162,9 @@ class PageDiffDisplay:
     error, e.g. the display was unplugged), ``show`` raises
     :class:`DisplayError` and :attr:`is_lost` becomes true.  The next
     ``show`` re-initialises the controller and sends the full frame.  The
-    init sequence is the one the luma constructor sends, captured once by
-    building a twin device on a recording interface, and is replayed with
+    init sequence is the one the luma constructor sends, as
+    ``open_oled(init=False)`` recorded it (or captured by building a twin
+    device on a recording interface), and is replayed with
     display-on moved after the frame, so no stale RAM flashes up.  The first
     ``show`` does the same, which makes ``open_oled(init=False)`` work.
 
@@ -345,21 +346,27 @@ def _init_sequence(
 ) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
     """The constructor's setup commands, and its final display-on command.
 
-    A twin of ``device`` is built on a recording interface.  Address commands
-    that precede a data write (the constructor clearing the RAM) are left
-    out: a full frame follows every replay anyway.
+    A device from ``open_oled(init=False)`` was built on a recording interface,
+    which kept them; for any other, a twin of ``device`` is built on one.
+    Address commands that precede a data write (the constructor clearing the
+    RAM) are left out: a full frame follows every replay anyway.
     """
     if kind == "other":
         return [], ()
-    recorder = _Serial()
-    extra: dict[str, Any] = {}
-    if kind == "sh1106":
-        extra["page_address_offset"] = getattr(device, "_page_address_offset", 2)
-    with warnings.catch_warnings():  # luma's clear() uses Pillow's deprecated getdata()
-        warnings.simplefilter("ignore", DeprecationWarning)
-        twin = type(device)(recorder, width=width, height=height, rotate=device.rotate, **extra)
-    twin.persist = True
-    log = recorder.log
+    built_on = getattr(device, "_serial_interface", None)
+    if isinstance(built_on, _Serial):  # open_oled(init=False) recorded its constructor
+        log = list(built_on.log)
+    else:
+        recorder = _Serial()
+        extra: dict[str, Any] = {}
+        if kind == "sh1106":
+            extra["page_address_offset"] = getattr(device, "_page_address_offset", 2)
+        with warnings.catch_warnings():  # luma's clear() uses Pillow's deprecated getdata()
+            warnings.simplefilter("ignore", DeprecationWarning)
+            twin = type(device)(recorder, width=width, height=height, rotate=device.rotate,
+                                **extra)
+        twin.persist = True
+        log = recorder.log
     groups = [
         group
         for i, group in enumerate(log)

@@ -105,6 +105,21 @@ def test_open_oled_without_init_sends_nothing(bus):
     assert ram.on and same(ram.image(), frame((0, 0)))
 
 
+@pytest.mark.parametrize("controller", ["ssd1306", "sh1106", "ssd1309"])
+@pytest.mark.parametrize("rotate", [0, 1])
+def test_the_init_recorded_without_init_is_the_constructors(controller, rotate):
+    """A device from ``open_oled(init=False)`` is set up from what its own
+    constructor recorded, not a second constructor: the same bytes."""
+    recorded, sent = FakeBus(), FakeBus()
+    first = PageDiffDisplay(open_oled(controller, bus=recorded, init=False, rotate=rotate))
+    twin = PageDiffDisplay(open_oled(controller, bus=sent, init=True, rotate=rotate))
+    image = frame((3, 5), (60, 40)) if rotate == 0 else Image.new("1", (64, 128), 1)
+    start = sent.mark()
+    first.show(image)
+    twin.show(image)
+    assert recorded.log == sent.log[start:]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
