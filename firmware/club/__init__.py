@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..defaults import DEFAULT_EVENT
 
@@ -132,6 +132,10 @@ def join_config(config: Config, args: argparse.Namespace) -> Config:
         ("club_broker", getattr(args, "club", None)), ("club_table", getattr(args, "table", None)),
         ("club_event", getattr(args, "club_event", None))) if value is not None}
     return config._replace(**changes) if changes else config
+
+
+COMMANDS: Final = ("club",)
+"""The ``euchre-referee`` commands :func:`register` adds."""
 
 
 def register(commands: Any) -> None:

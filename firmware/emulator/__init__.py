@@ -5,7 +5,7 @@ the buttons (:mod:`.terminal`), a pseudo-terminal as the serial port
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Final
 
 from ..defaults import DEFAULT_STATE_DIR
 
@@ -43,6 +43,10 @@ def _emulate(args: argparse.Namespace) -> int:
     from .run import emulate
 
     return emulate(args)
+
+
+COMMANDS: Final = ("emulate",)
+"""The ``euchre-referee`` commands :func:`register` adds."""
 
 
 def register(commands: Any) -> None:

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .protocol import DEFAULT_BAUDRATE, DEFAULT_TIMEOUT_S
 
@@ -51,6 +51,10 @@ def _port_options(parser: argparse.ArgumentParser) -> None:
                         help=f"bits per second (default {DEFAULT_BAUDRATE})")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT_S:g})")
+
+
+COMMANDS: Final = ("send", "status", "export", "enter", "watch")
+"""The ``euchre-referee`` commands :func:`register` adds."""
 
 
 def register(commands: Any) -> None:

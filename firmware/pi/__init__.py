@@ -5,13 +5,17 @@ package is cheap; ``run`` imports gpiozero and luma."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Final
 
 
 def _run(args: argparse.Namespace) -> int:
     from .run import run_command
 
     return run_command(args)
+
+
+COMMANDS: Final = ("run",)
+"""The ``euchre-referee`` commands :func:`register` adds."""
 
 
 def register(commands: Any) -> None:

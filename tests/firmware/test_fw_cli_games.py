@@ -1,14 +1,16 @@
-"""``euchre-referee games``: list the kept games and export one, from the state directory."""
+"""``euchre-referee games``: list the kept games and export one, from the state directory;
+and the parser, made for the command about to run."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 
 from euchre_core import replay
 from firmware.app import Referee
-from firmware.cli import main
+from firmware.cli import COMMANDS, WINGS, build_parser, main
 from firmware.config import Config
 from firmware.store import Store
 
@@ -43,3 +45,33 @@ def test_bad_state_dir_and_game_id(tmp_path: Path, capsys: pytest.CaptureFixture
     play(tmp_path, "N")
     assert main(["games", "--state-dir", str(tmp_path), "--export", "7"]) == 2
     assert capsys.readouterr().err.strip() == f"euchre-referee: no game 7 in {tmp_path}"
+
+
+def _command_names(parser: argparse.ArgumentParser) -> set[str]:
+    [commands] = [action for action in parser._actions
+                  if isinstance(action, argparse._SubParsersAction)]
+    return set(commands.choices)
+
+
+def test_each_wing_lists_the_commands_it_adds() -> None:
+    """``build_parser(command)`` makes only the parsers of the wing that has
+    ``command``; what each wing says it has is what it adds."""
+    everything = _command_names(build_parser())
+    assert everything == {*COMMANDS, *(name for wing in WINGS for name in wing.COMMANDS)}
+    for wing in WINGS:
+        for name in wing.COMMANDS:
+            assert _command_names(build_parser(name)) == set(wing.COMMANDS), name
+    for name in COMMANDS:
+        assert _command_names(build_parser(name)) == {name}
+    assert _command_names(build_parser("replya")) == everything  # for the error's list
+
+
+def test_an_unknown_command_is_answered_with_every_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["replya", "x.log"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.startswith("euchre-referee: error: argument COMMAND: invalid choice: 'replya'")
+    for name in ("replay", "games", "run", "emulate", "send", "watch", "club"):
+        assert repr(name) in error
