@@ -14,7 +14,8 @@ run once to warm the caches and once under ``valgrind --tool=callgrind``:
 - **run to first frame**: ``euchre-referee run`` as on a Pi with an empty
   config file and a fresh state directory, buttons on gpiozero's mock pins, the
   OLED (SSD1306) on a recording I2C bus, to the first whole frame and the
-  display turned on (``tests/support/pi_start_child.py``);
+  display turned on (``tests/support/pi_start_child.py``); and the same
+  **resuming** a game (a journal holding a whole game to 10 but its last trick);
 - **referee on dummy**: ``latency_bench.py``'s program (import the firmware,
   build the Referee on luma's ``dummy`` device, draw the first frame), and the
   same program stopped after its imports.
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -38,7 +40,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from latency_bench import FIRST_FRAME  # noqa: E402
+from latency_bench import FIRST_FRAME, SEATS_GAME  # noqa: E402
+
+from firmware.app import Referee  # noqa: E402
+from firmware.config import Config  # noqa: E402
+from firmware.store import Store  # noqa: E402
 
 IMPORTS_ONLY = FIRST_FRAME.split("state = ")[0]
 START_CHILD = ROOT / "tests" / "support" / "pi_start_child.py"
@@ -58,13 +64,24 @@ def install(root: Path, where: Path) -> Path:
     return python
 
 
-def instructions(python: Path, args: list[str], work: Path) -> int:
+def game_in_progress(state: Path) -> None:
+    """A journal in ``state`` holding a whole game to 10 but its winning trick."""
+    referee = Referee(Config(state_dir=state, result_s=0.0), Store(state),
+                      renderer=lambda view: view)
+    for name in SEATS_GAME[:-1]:
+        referee.press(name)
+    referee.store.close()
+
+
+def instructions(python: Path, args: list[str], work: Path, resume: Path | None) -> int:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPIOZERO_PIN_FACTORY": "mock"}
     config = work / "referee.toml"
     config.write_text("", encoding="utf-8")
     counts = []
     for run in ("warm", "count"):
         state = work / f"state-{run}"
+        if resume is not None:
+            shutil.copytree(resume, state)
         command = [str(python), *(a.format(state=state, config=config, out=work / "bus")
                                   for a in args)]
         if run == "count":
@@ -77,12 +94,14 @@ def instructions(python: Path, args: list[str], work: Path) -> int:
     return counts[-1]
 
 
-PROGRAMS = {
-    "pass": ["-c", "pass"],
-    "run to first frame": [str(START_CHILD), "{out}", "--first-frame", "--",
-                           "--config", "{config}", "--state-dir", "{state}"],
-    "referee on dummy": ["-c", FIRST_FRAME, "{state}"],
-    "its imports": ["-c", IMPORTS_ONLY, "{state}"],
+RUN = [str(START_CHILD), "{out}", "--first-frame", "--",
+       "--config", "{config}", "--state-dir", "{state}"]
+PROGRAMS = {  # name: (arguments of python, resume a game)
+    "pass": (["-c", "pass"], False),
+    "run to first frame": (RUN, False),
+    "the same, resuming": (RUN, True),
+    "referee on dummy": (["-c", FIRST_FRAME, "{state}"], False),
+    "its imports": (["-c", IMPORTS_ONLY, "{state}"], False),
 }
 
 
@@ -94,15 +113,19 @@ def main() -> int:
     roots = [ROOT, *(args.root or [])]
     print("| checkout | " + " | ".join(PROGRAMS) + " |")
     print("| --- |" + " --- |" * len(PROGRAMS))
-    for root in roots:
-        with tempfile.TemporaryDirectory() as work:
-            python = install(root, Path(work) / "venv")
-            counts = []
-            for name, program in PROGRAMS.items():
-                (Path(work) / name).mkdir()
-                counts.append(instructions(python, program, Path(work) / name))
-        print(f"| {root} | " + " | ".join(f"{count / 1e6:.0f}M" for count in counts) + " |",
-              flush=True)
+    with tempfile.TemporaryDirectory() as made:
+        resumed = Path(made) / "state"
+        game_in_progress(resumed)
+        for root in roots:
+            with tempfile.TemporaryDirectory() as work:
+                python = install(root, Path(work) / "venv")
+                counts = []
+                for name, (program, resume) in PROGRAMS.items():
+                    (Path(work) / name).mkdir()
+                    counts.append(instructions(python, program, Path(work) / name,
+                                               resumed if resume else None))
+            print(f"| {root} | " + " | ".join(f"{count / 1e6:.0f}M" for count in counts) + " |",
+                  flush=True)
     return 0
 
 
