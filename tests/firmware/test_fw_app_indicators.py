@@ -54,6 +54,23 @@ def test_seat_leds_mark_dealer_and_leader(tmp_path: Path, factory: MockFactory) 
     assert lit(factory) == {"N"}
 
 
+def test_leds_attached_after_the_first_frame_light_at_once(tmp_path: Path,
+                                                          factory: MockFactory) -> None:
+    """``run`` draws the first frame before it makes the buttons and LEDs; once
+    attached, the LEDs show the resumed hand's dealer and leader without a press."""
+    config = Config(state_dir=tmp_path, seat_led_pins=SEAT_LEDS)
+    first = Referee(config, Store(tmp_path), renderer=lambda view: view)
+    first.press("N")  # Ragnar deals, Sigríður leads
+    first.store.close()
+    referee = Referee(config, Store(tmp_path), renderer=lambda view: view)
+    assert referee.refresh()  # the first frame, no LEDs yet
+    indicators = Indicators(leds=SEAT_LEDS, pin_factory=factory)
+    referee.attach_inputs(indicators=indicators, is_pressed=lambda name: False)
+    assert lit(factory) == {"N", "E"} and referee.indicators is indicators
+    assert referee.is_pressed is not None and not referee.is_pressed("OK")
+    referee.store.close()
+
+
 def rises(pin: object, since: int) -> int:
     """Rising edges in a mock pin's recorded states from index ``since``."""
     states = [bool(state) for _, state in pin.states[since:]]  # type: ignore[attr-defined]
