@@ -82,8 +82,8 @@ def instructions(python: Path, args: list[str], work: Path, resume: Path | None)
         state = work / f"state-{run}"
         if resume is not None:
             shutil.copytree(resume, state)
-        command = [str(python), *(a.format(state=state, config=config, out=work / "bus")
-                                  for a in args)]
+        fill = {"{state}": str(state), "{config}": str(config), "{out}": str(work / "bus")}
+        command = [str(python), *(fill.get(arg, arg) for arg in args)]
         if run == "count":
             command = ["valgrind", "--tool=callgrind",
                        f"--callgrind-out-file={work}/cg.out", *command]
