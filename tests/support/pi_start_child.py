@@ -45,7 +45,7 @@ class RecordingBus:
             os._exit(0)
 
     def close(self) -> None:
-        pass
+        """Nothing to release: the bus is a list."""
 
     def save(self) -> None:
         imported = "yes" if "gpiozero" in sys.modules else "no"
