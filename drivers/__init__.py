@@ -1,8 +1,9 @@
 """Thin adapters between the referee and its hardware.
 
 Nothing here knows the game: buttons and LEDs are opaque names, the display
-takes 1-bit images.  Hardware libraries (gpiozero, luma) are imported inside
-the functions that use them, so importing this package works on any machine.
+takes 1-bit frames.  Hardware libraries (gpiozero, smbus2) are imported inside
+the functions that use them, so importing this package works on any machine;
+luma and Pillow only when a luma device or a Pillow image is handed over.
 """
 
 from .buttons import (
@@ -15,7 +16,14 @@ from .buttons import (
     EventKind,
     Pin,
 )
-from .display import CONTROLLERS, LumaDevice, PageDiffDisplay, RetryingDisplay, open_oled
+from .display import (
+    CONTROLLERS,
+    LumaDevice,
+    PagedFrame,
+    PageDiffDisplay,
+    RetryingDisplay,
+    open_oled,
+)
 from .errors import (
     DisplayError,
     DriverConfigError,
@@ -25,6 +33,7 @@ from .errors import (
     PinError,
 )
 from .indicators import Indicators
+from .oled import OledPanel
 
 __all__ = [
     "CONTROLLERS",
@@ -42,7 +51,9 @@ __all__ = [
     "EventKind",
     "Indicators",
     "LumaDevice",
+    "OledPanel",
     "PageDiffDisplay",
+    "PagedFrame",
     "Pin",
     "PinError",
     "RetryingDisplay",

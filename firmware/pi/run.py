@@ -67,7 +67,7 @@ def hardware_problem(error: Exception) -> str:
 
 
 def open_display(config: Config) -> RetryingDisplay:
-    """The OLED from the config, through luma (gpiozero is not imported here).
+    """The OLED from the config (neither luma, Pillow nor gpiozero is imported here).
 
     A :class:`drivers.RetryingDisplay`: a missing or silent OLED does not stop
     the start.  Raises :class:`drivers.DriverConfigError` for a bad display

@@ -11,9 +11,9 @@ from luma.core.device import dummy
 from luma.core.interface.serial import i2c
 from luma.oled.device import sh1106, ssd1306, ssd1309
 from PIL import Image
-from support.driver_fakes import COMMAND, DATA, FakeBus, Sh1106Ram, Ssd1306Ram
+from support.driver_fakes import COMMAND, DATA, FakeBus, PagedImage, Sh1106Ram, Ssd1306Ram
 
-from drivers import DisplayError, DriverConfigError, PageDiffDisplay, open_oled
+from drivers import DisplayError, DriverConfigError, OledPanel, PageDiffDisplay, open_oled
 
 # luma.oled's display() still calls Pillow's deprecated Image.getdata().
 pytestmark = pytest.mark.filterwarnings("ignore:Image.Image.getdata:DeprecationWarning")
@@ -70,22 +70,31 @@ def oled(bus):
 
 def test_open_oled_persists_and_initialises(bus):
     device = open_oled("ssd1306", bus=bus)
-    assert isinstance(device, ssd1306) and device.persist is True
-    assert bus.commands()[0][0] == 0xAE  # luma's init sequence went out
+    assert isinstance(device, OledPanel) and device.persist is True
+    assert (device.controller, device.size) == ("ssd1306", (128, 64))
+    lumas_own = FakeBus()
+    ssd1306(i2c(bus=lumas_own))
+    assert bus.log == lumas_own.log  # luma's init sequence went out, byte for byte
+    assert bus.commands()[0][0] == 0xAE
     assert {address for address, _, _ in bus.log} == {0x3C}
 
 
 def test_open_oled_sh1106_rotated(bus):
     device = open_oled("sh1106", address=0x3D, rotate=1, bus=bus)
-    assert isinstance(device, sh1106) and device.size == (64, 128)
+    assert isinstance(device, OledPanel) and device.controller == "sh1106"
+    assert device.size == (64, 128) and device.rotate == 1
+    lumas_own = FakeBus()
+    sh1106(i2c(bus=lumas_own, address=0x3D), rotate=1)
+    assert bus.log == lumas_own.log
     assert {address for address, _, _ in bus.log} == {0x3D}
 
 
 def test_open_oled_ssd1309_the_large_panel(bus):
-    """The 2.42" panel's SSD1309: luma's own ssd1309 device and init, and
+    """The 2.42" panel's SSD1309: luma's own ssd1309 init, and
     PageDiffDisplay writes its RAM the SSD1306 way, page by page."""
     device = open_oled("ssd1309", bus=bus)
-    assert isinstance(device, ssd1309) and device.persist is True
+    assert isinstance(device, OledPanel) and device.persist is True
+    assert (device.controller, device.kind) == ("ssd1309", "ssd1306")
     lumas_own = FakeBus()
     ssd1309(i2c(bus=lumas_own))
     assert bus.log == lumas_own.log and bus.commands()[0][0] == 0xAE
@@ -156,9 +165,15 @@ def test_open_oled_missing_display(bus):
     )
 
 
-def test_open_oled_missing_bus():
-    with pytest.raises(DisplayError, match=r"^ssd1306 on I2C port 99 .*i2c-99"):
-        open_oled(port=99)
+@pytest.mark.parametrize("init", [True, False])
+def test_open_oled_missing_bus(init):
+    """smbus2 opens /dev/i2c-99, which is not there: one line says so."""
+    with pytest.raises(DisplayError) as info:
+        open_oled(port=99, init=init)
+    assert str(info.value) == (
+        "ssd1306 on I2C port 99 address 0x3C: I2C device not found: /dev/i2c-99"
+    )
+    assert isinstance(info.value, OSError)
 
 
 # -- PageDiffDisplay on an SSD1306 -------------------------------------------
@@ -349,14 +364,24 @@ pixel_edits = st.lists(
 steps = st.lists(st.tuples(pixel_edits, st.none() | st.integers(0, 12)), min_size=1, max_size=8)
 
 
+@pytest.mark.parametrize("paged", [False, True], ids=["image", "paged"])
 @pytest.mark.parametrize(("controller", "model"), [("ssd1306", Ssd1306Ram), ("sh1106", Sh1106Ram)])
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(start=st.integers(0, 2**16), steps=steps)
-def test_ram_always_equals_last_frame(controller, model, start, steps):
+def test_ram_always_equals_last_frame(controller, model, paged, start, steps):
+    """Pillow images or paged frames: the RAM ends as the frame, faults or not."""
     bus, ram = FakeBus(), model()
-    screen = PageDiffDisplay(open_oled(controller, bus=bus, init=False))
+    display = PageDiffDisplay(open_oled(controller, bus=bus, init=False))
+
+    class Screen:
+        is_lost = property(lambda self: display.is_lost)
+
+        def show(self, image: Image.Image) -> int:
+            return display.show(PagedImage.from_image(image) if paged else image)
+
+    screen = Screen()
     image = noise(start) if start % 2 else frame()
     screen.show(image)
     for edits, fail_in in steps:

@@ -1,16 +1,25 @@
 """Test doubles for the driver tests: a recording I2C bus, controller RAM
-models that replay what was written, and a bouncing mock pin."""
+models that replay what was written, a paged frame, and a bouncing mock pin.
+
+Pillow is imported only by the functions that make images, so a child
+process can use :class:`FakeBus` and :class:`PagedImage` without it."""
 
 from __future__ import annotations
 
 import errno
+import os
 import time
+from typing import TYPE_CHECKING, Any
 
 from gpiozero.pins.mock import MockPin
-from PIL import Image
 
-COMMAND = 0x00  # I2C control byte luma sends before commands
-DATA = 0x40  # ... and before display data
+from drivers.oled import COMMAND, DATA, I2C_RDWR_BLOCK, SMBUS_BLOCK
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+__all__ = ["COMMAND", "DATA", "BouncyPin", "FakeBus", "FakeSMBus", "PagedImage", "Sh1106Ram",
+           "Ssd1306Ram"]
 
 
 class FakeBus:
@@ -18,24 +27,29 @@ class FakeBus:
 
     ``log`` holds ``(address, control, bytes)`` per transaction.  While
     ``unplugged`` is true, or when ``fail_in`` counts down to zero, writes
-    raise ``OSError(EREMOTEIO)`` as smbus2 does on a NACK, and record nothing.
+    raise ``OSError(fault)`` (EREMOTEIO, as smbus2 does on a NACK) and
+    record nothing.
     """
 
     def __init__(self) -> None:
         self.log: list[tuple[int, int, bytes]] = []
         self.unplugged = False
         self.fail_in: int | None = None
+        self.fault = errno.EREMOTEIO
 
     def write_i2c_block_data(self, address: int, control: int, data: list[int]) -> None:
-        assert len(data) <= 32, "SMBus block writes carry at most 32 bytes"
+        assert len(data) <= SMBUS_BLOCK, "SMBus block writes carry at most 32 bytes"
+        self._record(address, control, bytes(data))
+
+    def _record(self, address: int, control: int, data: bytes) -> None:
         if self.fail_in is not None:
             self.fail_in -= 1
             if self.fail_in < 0:
                 self.fail_in = None
                 self.unplugged = True
         if self.unplugged:
-            raise OSError(errno.EREMOTEIO, "Remote I/O error")
-        self.log.append((address, control, bytes(data)))
+            raise OSError(self.fault, os.strerror(self.fault))
+        self.log.append((address, control, data))
 
     def mark(self) -> int:
         """Position in the log, to slice off what a later call sent."""
@@ -46,6 +60,61 @@ class FakeBus:
 
     def data_bytes(self, since: int = 0) -> int:
         return sum(len(b) for _, c, b in self.log[since:] if c == DATA)
+
+
+class FakeSMBus(FakeBus):
+    """Stands in for ``smbus2.SMBus(port)``: also records ``i2c_rdwr`` writes.
+
+    Each message is logged as ``(address, first byte, the rest)``, like a
+    block write; ``opened`` keeps every bus made, ``closed`` says if closed.
+    """
+
+    opened: list[FakeSMBus] = []
+
+    def __init__(self, port: int) -> None:
+        super().__init__()
+        self.port = port
+        self.closed = False
+        FakeSMBus.opened.append(self)
+
+    def i2c_rdwr(self, *messages: Any) -> None:
+        for message in messages:
+            raw = bytes(message)
+            assert len(raw) <= 1 + I2C_RDWR_BLOCK
+            self._record(message.addr, raw[0], raw[1:])
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class PagedImage:
+    """A paged frame (:class:`drivers.PagedFrame`) for the tests.
+
+    Built from pages, or from a Pillow image pixel by pixel (not the way
+    :mod:`drivers.display` packs one, so the two check each other).
+    """
+
+    def __init__(self, size: tuple[int, int], pages: list[bytes]) -> None:
+        self.size = size
+        self._pages = [bytes(row) for row in pages]
+
+    @classmethod
+    def from_image(cls, image: Image.Image) -> PagedImage:
+        width, height = image.size
+        pixels = image.convert("1").load()
+        assert pixels is not None
+        pages = [bytearray(width) for _ in range(height // 8)]
+        for y in range(height):
+            for x in range(width):
+                if pixels[x, y]:
+                    pages[y // 8][x] |= 1 << (y % 8)
+        return cls(image.size, [bytes(row) for row in pages])
+
+    def pages(self) -> list[bytes]:
+        return list(self._pages)
+
+    def to_image(self) -> Image.Image:
+        return _ram_image(self._pages, 0, self.size[0])
 
 
 # Opcodes that take argument bytes, per controller (datasheet command tables).
@@ -152,7 +221,9 @@ class Sh1106Ram:
         return _ram_image(self.ram, self.offset, self.width)
 
 
-def _ram_image(ram: list[bytearray], offset: int, width: int) -> Image.Image:
+def _ram_image(ram: list[bytearray] | list[bytes], offset: int, width: int) -> Image.Image:
+    from PIL import Image
+
     image = Image.new("1", (width, 8 * len(ram)))
     pixels = image.load()
     assert pixels is not None

@@ -23,22 +23,23 @@ import sys
 from typing import Any
 
 FRAME_BYTES = 128 * 8
-DATA = 0x40  # the I2C control byte before display data (0x00 before commands)
 DISPLAY_ON = 0xAF  # sent after the first frame's data (PageDiffDisplay)
 
 
 class RecordingBus:
-    """smbus2-like: keeps ``(control, bytes)`` for each block write."""
+    """smbus2-like: keeps ``(control, bytes)`` for each block write; ``data``
+    is the control byte that starts a write of display RAM."""
 
-    def __init__(self, out: str, first_frame: bool) -> None:
+    def __init__(self, out: str, first_frame: bool, data: int) -> None:
         self.out = out
         self.first_frame = first_frame
+        self.data_control = data
         self.writes: list[tuple[int, bytes]] = []
         self.data = 0
 
     def write_i2c_block_data(self, address: int, control: int, data: list[int]) -> None:
         self.writes.append((control, bytes(data)))
-        if control == DATA:
+        if control == self.data_control:
             self.data += len(data)
         elif self.first_frame and self.data >= FRAME_BYTES and list(data) == [DISPLAY_ON]:
             self.save()
@@ -59,10 +60,12 @@ def main() -> int:
     out, *rest = sys.argv[1:]
     first_frame = rest[0] == "--first-frame"
     run_args = rest[rest.index("--") + 1:]
-    bus = RecordingBus(out, first_frame)
 
     import drivers
     import drivers.display
+    from drivers.oled import DATA
+
+    bus = RecordingBus(out, first_frame, DATA)
 
     real_open = drivers.display.open_oled
 
