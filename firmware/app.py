@@ -70,16 +70,16 @@ from .summary import (
 from .view import Choice, View
 
 if TYPE_CHECKING:
-    from PIL import Image
+    from .frame import Frame
 
 
 class FrameSink(Protocol):
     """Where frames go: drivers.PageDiffDisplay, the emulator, a test."""
 
-    def show(self, image: Image.Image) -> int: ...
+    def show(self, image: Frame) -> int: ...
 
 
-Renderer = Callable[[View], "Image.Image"]
+Renderer = Callable[[View], "Frame"]
 
 Job = Callable[["Referee"], Any]
 """Work for the main loop from another thread (the serial link's requests)."""
@@ -99,7 +99,7 @@ KEPT_GAMES: Final = 20
 _PAGE_TITLES: Final = {"help": "Help", "rules": "House rules", "hands": "Hands so far"}
 
 
-def _default_renderer(view: View) -> Image.Image:
+def _default_renderer(view: View) -> Frame:
     from .screens import render
 
     return render(view)

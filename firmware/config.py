@@ -133,7 +133,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
             except ValueError as error:
                 raise ConfigError(f"table.players.{seat_text}: {error}") from None
             name = _expect(name, str, f"table.players.{seat_text}").strip()
-            from .fonts import screen_name_problem  # Pillow: only for a config with names
+            from .fonts import screen_name_problem  # only for a config with names
 
             problem = screen_name_problem(name)
             if problem is not None:
@@ -181,7 +181,7 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
     display = _expect(data.get("display", {}), dict, "display")
     display_values: dict[str, Any] = {}
     if "controller" in display:
-        from drivers.display import CONTROLLERS  # Pillow: only for a config with a display
+        from drivers.display import CONTROLLERS  # only for a config with a display
 
         if display["controller"] not in CONTROLLERS:
             raise ConfigError("display.controller: one of " + ", ".join(map(repr, CONTROLLERS)))

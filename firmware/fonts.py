@@ -7,11 +7,13 @@ the ellipsis "…" and the accented letters of names like "Sigríður".
 
 The two font files (normal and bold) come with the install as package data
 in ``firmware/fontfiles/`` beside their licence (SIL Open Font License 1.1,
-``OFL.txt``), so a first run needs nothing but Python and the wheel's
-dependencies: no Debian font package.
+``OFL.txt``), and so do their strikes drawn as glyph cells (``*.cells``,
+made from them by ``scripts/make_glyphs.py``: the screens draw from these,
+without Pillow; see :mod:`firmware.glyphs`).  A first run needs nothing but
+Python and the wheel's dependencies: no Debian font package.
 
-:func:`load_fonts` loads them once and returns a frozen :class:`Fonts`; a
-missing file (a damaged install) raises :class:`FontsMissing` naming it.
+:func:`load_fonts` loads them once and returns a :class:`Fonts`; a missing
+file (a damaged install) raises :class:`FontsMissing` naming it.
 :func:`undrawable` and :func:`screen_name_problem` say which characters the
 screen cannot show (no glyph, a right-to-left script, a combining mark), so a
 name that would draw as boxes is refused where it is set.
@@ -24,9 +26,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from PIL import Image, ImageDraw, ImageFont
-
 from euchre_core.events import name_problem
+
+from .glyphs import BOLD_FILE, FONT_DIR, NORMAL_FILE, STRIKES, BitmapFont, cells_path, load_strike
 
 __all__ = [
     "FONT_DIR",
@@ -39,15 +41,6 @@ __all__ = [
     "undrawable",
 ]
 
-FONT_DIR: Final = Path(__file__).resolve().parent / "fontfiles"
-"""Where the shipped font files are (package data of ``firmware``)."""
-
-STRIKES: Final = (12, 14, 16, 18, 20, 22, 24, 28, 32)
-"""The pixel sizes Terminus has glyph bitmaps for (any other size draws nothing)."""
-
-_NORMAL: Final = "terminus-normal.otb"
-_BOLD: Final = "terminus-bold.otb"
-_BASIC: Final = ImageFont.Layout.BASIC  # same glyph placement with or without libraqm
 _RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})  # bidi classes of Hebrew, Arabic, ...
 
 
@@ -63,73 +56,56 @@ class Fonts(NamedTuple):
     panel, see ``hw/README.md``): small 8, bold 10, big 12.
     """
 
-    small: ImageFont.FreeTypeFont
+    small: BitmapFont
     """Terminus 12 px (6x12): almost all text."""
-    bold: ImageFont.FreeTypeFont
+    bold: BitmapFont
     """Terminus Bold 14 px (8x14): result lines, titles that need weight."""
-    large: ImageFont.FreeTypeFont
+    large: BitmapFont
     """Terminus Bold 16 px (8x16): short emphasised text."""
-    big: ImageFont.FreeTypeFont
+    big: BitmapFont
     """Terminus Bold 18 px (10x18, capitals 12 px): what the table reads from its
     seats — the score and the dealer."""
-    bold_path: str
-    """Terminus Bold, for :meth:`bold_strike` at any of :data:`STRIKES`."""
+    font_dir: Path
+    """Where the font files and their cells are (:data:`FONT_DIR` when installed)."""
 
-    def bold_strike(self, size: int) -> ImageFont.FreeTypeFont:
-        """Terminus Bold at ``size`` px, one of :data:`STRIKES` (cached)."""
+    def bold_strike(self, size: int) -> BitmapFont:
+        """Terminus Bold at ``size`` px, one of :data:`STRIKES` (read once)."""
         if size not in STRIKES:
             raise ValueError(f"Terminus has no {size} px strike (one of {STRIKES})")
-        return _strike(self.bold_path, size)
+        return _strike(self.font_dir, BOLD_FILE, size)
 
 
-@lru_cache(maxsize=32)
-def _strike(path: str, size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(path, size, layout_engine=_BASIC)
-
-
-def _need(font_dir: Path, name: str) -> str:
-    path = Path(font_dir) / name
-    if not path.is_file():
+def _strike(font_dir: Path, font_name: str, size: int) -> BitmapFont:
+    try:
+        return load_strike(font_name, size, font_dir)
+    except FileNotFoundError:
         raise FontsMissing(
-            f"font file {path} is missing: it ships with euchre-referee "
-            "(firmware/fontfiles); reinstall it (pip install .)"
-        )
-    return str(path)
+            f"font file {cells_path(font_name, size, font_dir)} is missing: it ships with "
+            "euchre-referee (firmware/fontfiles); reinstall it (pip install .)"
+        ) from None
 
 
 @lru_cache(maxsize=4)
 def load_fonts(font_dir: Path = FONT_DIR) -> Fonts:
     """Load the screen fonts once; raises :class:`FontsMissing` if a file is absent."""
-    normal = _need(font_dir, _NORMAL)
-    bold = _need(font_dir, _BOLD)
+    font_dir = Path(font_dir)
     return Fonts(
-        small=_strike(normal, 12),
-        bold=_strike(bold, 14),
-        large=_strike(bold, 16),
-        big=_strike(bold, 18),
-        bold_path=bold,
+        small=_strike(font_dir, NORMAL_FILE, 12),
+        bold=_strike(font_dir, BOLD_FILE, 14),
+        large=_strike(font_dir, BOLD_FILE, 16),
+        big=_strike(font_dir, BOLD_FILE, 18),
+        font_dir=font_dir,
     )
 
 
 # --------------------------------------------------------------------------- what can be drawn
 
 
-def _drawn(font: ImageFont.FreeTypeFont, char: str) -> bytes:
-    image = Image.new("1", (40, 40))
-    draw = ImageDraw.Draw(image)
-    draw.fontmode = "1"
-    draw.text((4, 4), char, font=font, fill=1)
-    return image.tobytes()
-
-
 @lru_cache(maxsize=4096)
 def _has_glyph(char: str) -> bool:
     """Whether every text font has a glyph for ``char`` (not the .notdef box)."""
     fonts = load_fonts()
-    for font in (fonts.small, fonts.bold, fonts.big):
-        if _drawn(font, char) == _drawn(font, "\U0010fffd"):  # a private-use point: .notdef
-            return False
-    return True
+    return all(font.has_glyph(char) for font in (fonts.small, fonts.bold, fonts.big))
 
 
 def undrawable(text: str) -> str:

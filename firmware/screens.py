@@ -1,7 +1,8 @@
 """Draw a :class:`~firmware.view.View` as a 128x64 1-bit frame.
 
-``render(view)`` returns a mode ``"1"`` image, white (bit 1, a lit OLED pixel;
-Pillow reports it as 255) on black (0).  One layout per ``view.kind``;
+``render(view)`` returns a :class:`~firmware.frame.Frame`, 128x64 at 1 bit a
+pixel, white (a lit OLED pixel, 255 as Pillow reports it) on black (0), drawn
+without Pillow (``frame.to_image()`` gives the Pillow image).  One layout per ``view.kind``;
 ``view.message`` is drawn over any of them as a framed box (inverted for an
 error), ``view.flags`` as tiny marks in the top-right corner.
 
@@ -19,15 +20,13 @@ fitted to their room (cut with "…"), so nothing can overflow.
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Callable
 from typing import Final
 
-from PIL import Image, ImageDraw, ImageFont
-
 from .buttons import SHORT_LABELS
 from .fonts import STRIKES, Fonts, load_fonts
+from .frame import Frame
+from .glyphs import BitmapFont
 from .view import Choice, View, suit_symbol, suit_word
 
 __all__ = [
@@ -51,7 +50,7 @@ _CHAR_W: Final = 6  # Terminus 12 px advance
 _BAR_H: Final = 11  # inverted title/score bar: rows 0..10, caps on rows 1..8
 _PITCH: Final = 10  # line pitch of packed small text (descender touches next cap row)
 
-Font = ImageFont.FreeTypeFont
+Font = BitmapFont
 
 _CAP_OFFSETS: Final = {12: 2, 14: 2, 16: 2, 18: 3, 20: 3, 22: 3, 24: 4, 28: 4, 32: 6}
 """Row of a Terminus strike's cell where its capitals start, by pixel size."""
@@ -74,7 +73,7 @@ def cap_height(font: Font) -> int:
 # --------------------------------------------------------------------------- text fitting
 
 
-def _width(font: Font, text: str) -> float:
+def _width(font: Font, text: str) -> int:
     return font.getlength(text)
 
 
@@ -167,41 +166,19 @@ def key_label(key: str) -> str:
 # --------------------------------------------------------------------------- drawing helpers
 
 
-@functools.lru_cache(maxsize=512)
-def _text_mask(font: Font, text: str, x: float, y: float) -> tuple[Image.Image, int, int]:
-    """``text`` drawn once, as Pillow draws it at a point whose fractional parts
-    are ``x`` and ``y``: the lit pixels, and where its origin is in them.
-
-    A frame redraws the same few texts (names, scores, prompts) press after
-    press; drawing a kept mask costs a fraction of laying the text out again.
-    """
-    left, top, right, bottom = font.getbbox(text)
-    origin_x, origin_y = 1 - min(0, math.floor(left)), 1 - min(0, math.floor(top))
-    mask = Image.new("1", (origin_x + math.ceil(right) + 2, origin_y + math.ceil(bottom) + 2), OFF)
-    draw = ImageDraw.Draw(mask)
-    draw.fontmode = "1"
-    draw.text((origin_x + x, origin_y + y), text, font=font, fill=ON)
-    return mask, origin_x, origin_y
-
-
-
 class _Canvas:
-    """An image, its draw object and the fonts; small helpers over them."""
+    """A frame and the fonts; small helpers over them.  ``draw`` is the frame
+    itself: its drawing calls are ``ImageDraw``'s (:mod:`firmware.frame`)."""
 
     def __init__(self, fonts: Fonts) -> None:
-        self.image = Image.new("1", (WIDTH, HEIGHT), OFF)
-        self.draw = ImageDraw.Draw(self.image)
-        self.draw.fontmode = "1"  # no anti-aliasing: every pixel on or off
+        self.image = self.draw = Frame(WIDTH, HEIGHT)
         self.fonts = fonts
 
     def text(self, x: float, cap_top: int, text: str, *, fill: int = ON,
              font: Font | None = None) -> None:
         """Draw small (or ``font``) text with its capitals starting at row ``cap_top``."""
         font = font or self.fonts.small
-        y = cap_top - cap_offset(font)
-        whole_x, whole_y = math.floor(x), math.floor(y)
-        mask, left, top = _text_mask(font, text, x - whole_x, y - whole_y)
-        self.draw.bitmap((whole_x - left, whole_y - top), mask, fill=fill)
+        self.draw.text((x, cap_top - cap_offset(font)), text, fill=fill, font=font)
 
     def text_right(self, right: float, cap_top: int, text: str, *, fill: int = ON,
                    font: Font | None = None) -> float:
@@ -759,8 +736,8 @@ def _kept_rows(view: View) -> int:
     return _HEADER_H if view.kind == "table" else _BAR_H
 
 
-def render(view: View, fonts: Fonts | None = None) -> Image.Image:
-    """Draw ``view``: a new 128x64 mode ``"1"`` image, lit pixels = 1.
+def render(view: View, fonts: Fonts | None = None) -> Frame:
+    """Draw ``view``: a new 128x64 frame.
 
     Raises :class:`~firmware.fonts.FontsMissing` if the shipped font files are
     gone and ``ValueError`` for an unknown ``view.kind``.

@@ -57,11 +57,11 @@ def _env(site: Path) -> dict[str, str]:
 
 def test_the_installed_referee_uses_its_own_fonts(installed: Path, tmp_path: Path) -> None:
     shown = subprocess.run(
-        [sys.executable, "-c", "import firmware.fonts as f; print(f.load_fonts().bold_path)"],
+        [sys.executable, "-c", "import firmware.fonts as f; print(f.load_fonts().big.path)"],
         cwd=tmp_path, env=_env(installed), capture_output=True, text=True, timeout=60,
         check=True)
     assert shown.stdout.strip() == str(installed / "firmware" / "fontfiles" /
-                                       "terminus-bold.otb")
+                                       "terminus-bold-18.cells")
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="hiding /usr/share/fonts needs root (a mount)")

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from luma.core.device import dummy
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageFont
 from support.clock import FakeClock
 from support.screen_views import HAND_BUILT
 
@@ -41,6 +41,8 @@ from firmware.fonts import (
     screen_name_problem,
     undrawable,
 )
+from firmware.frame import Frame
+from firmware.glyphs import BitmapFont
 from firmware.screens import (
     HEIGHT,
     MESSAGE_ROWS,
@@ -51,15 +53,34 @@ from firmware.screens import (
     message_lines,
     page_lines,
     pages,
-    render,
     talk_lines,
     wrap,
     wrap_lines,
 )
+from firmware.screens import render as render_frame
 from firmware.store import Store
 from firmware.view import Choice, View
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def render(view: View) -> Image.Image:
+    """``view`` drawn, as a Pillow image (the frame's :meth:`~Frame.to_image`)."""
+    return render_frame(view).to_image()
+
+
+def pillow_font(font: BitmapFont) -> ImageFont.FreeTypeFont:
+    """The font file ``font``'s cells were made from, opened by Pillow at its size."""
+    stem, size = font.path.stem.rsplit("-", 1)
+    return ImageFont.truetype(str(font.path.with_name(f"{stem}.otb")), int(size),
+                              layout_engine=ImageFont.Layout.BASIC)
+
+
+def drawn(font: BitmapFont, text: str, size: tuple[int, int] = (60, 40)) -> Image.Image:
+    """``text`` in ``font`` at (0, 0) of a dark frame of ``size``, as a Pillow image."""
+    frame = Frame(*size)
+    frame.text((0, 0), text, font=font)
+    return frame.to_image()
 
 LONG_NAME = "Bartholomew-Maximiliánus Þórhildarson XL"  # 40 characters
 assert len(LONG_NAME) == 40
@@ -192,14 +213,8 @@ def _measured_heights() -> dict[str, int]:
     """Pixel heights of the screen elements listed in hw/README.md's table."""
     fonts = load_fonts()
 
-    def caps(font: object, text: str = "H") -> int:
-        image = Image.new("1", (60, 40))
-        from PIL import ImageDraw
-
-        draw = ImageDraw.Draw(image)
-        draw.fontmode = "1"
-        draw.text((0, 0), text, font=font, fill=1)  # type: ignore[arg-type]
-        box = image.getbbox()
+    def caps(font: BitmapFont, text: str = "H") -> int:
+        box = drawn(font, text).getbbox()
         assert box is not None
         return box[3] - box[1]
 
@@ -328,7 +343,10 @@ def test_a_page_shows_the_cursors_page() -> None:
 
 @pytest.mark.parametrize("name", sorted(HAND_BUILT))
 def test_frame_is_128x64_one_bit(name: str) -> None:
-    image = render(HAND_BUILT[name])
+    frame = render_frame(HAND_BUILT[name])
+    assert frame.size == (128, 64) and frame.mode == "1"
+    assert all(0 <= column < 1 << 64 for column in frame.columns)
+    image = frame.to_image()
     assert image.size == (128, 64)
     assert image.mode == "1"
     assert image.getbbox() is not None  # something is lit
@@ -397,12 +415,6 @@ def test_trick_counts_are_digits() -> None:
     three = render(base._replace(tricks_ns=3))
     bbox = ImageChops.difference(two, three).getbbox()
     assert bbox is not None and bbox[2] <= 9  # only the NS box at the left changed
-    digit = Image.new("1", (9, 10))
-    from PIL import ImageDraw
-
-    draw = ImageDraw.Draw(digit)
-    draw.fontmode = "1"
-    draw.text((2, -2 + 1), "2", font=load_fonts().small, fill=1)
     assert two.crop((0, 23, 9, 33)).tobytes() != three.crop((0, 23, 9, 33)).tobytes()
 
 
@@ -523,14 +535,8 @@ def test_key_labels() -> None:
 def test_suits_and_accented_letters_have_glyphs() -> None:
     fonts = load_fonts()
 
-    def mask(font: object, text: str) -> bytes:
-        image = Image.new("1", (40, 24))
-        from PIL import ImageDraw
-
-        draw = ImageDraw.Draw(image)
-        draw.fontmode = "1"
-        draw.text((0, 0), text, font=font, fill=1)  # type: ignore[arg-type]
-        return image.tobytes()
+    def mask(font: BitmapFont, text: str) -> bytes:
+        return drawn(font, text, (40, 24)).tobytes()
 
     for font in (fonts.small, fonts.bold, fonts.large, fonts.big):
         missing = mask(font, "\U0010fffd")
@@ -543,9 +549,11 @@ def test_suits_and_accented_letters_have_glyphs() -> None:
 def test_the_fonts_ship_with_the_program() -> None:
     fonts = load_fonts()
     folder = ROOT / "firmware" / "fontfiles"
-    assert Path(fonts.bold_path).parent == folder
+    assert fonts.font_dir == folder
+    assert {path.name for path in folder.glob("*.otb")} == {"terminus-normal.otb",
+                                                            "terminus-bold.otb"}
     assert "SIL OPEN FONT LICENSE Version 1.1" in (folder / "OFL.txt").read_text()
-    assert not str(fonts.bold_path).startswith("/usr/share")
+    assert not str(fonts.font_dir).startswith("/usr/share")
 
 
 def test_missing_font_files_name_the_file_and_the_fix(tmp_path: Path) -> None:
@@ -553,7 +561,7 @@ def test_missing_font_files_name_the_file_and_the_fix(tmp_path: Path) -> None:
         load_fonts(tmp_path / "none")
     assert isinstance(info.value, FileNotFoundError)
     assert str(info.value) == (
-        f"font file {tmp_path / 'none' / 'terminus-normal.otb'} is missing: it ships with "
+        f"font file {tmp_path / 'none' / 'terminus-normal-12.cells'} is missing: it ships with "
         "euchre-referee (firmware/fontfiles); reinstall it (pip install .)")
     with pytest.raises(ValueError, match=r"Terminus has no 13 px strike"):
         load_fonts().bold_strike(13)
@@ -628,28 +636,32 @@ def test_the_config_chooses_the_panel() -> None:
 @given(st.text(st.characters(min_codepoint=32, max_codepoint=0x2665), max_size=24),
        st.floats(-8, 120), st.integers(-6, 60), st.sampled_from(["small", "bold", "large", "big"]),
        st.booleans())
-def test_kept_text_masks_draw_what_pillow_draws(
+def test_text_from_glyph_cells_is_what_pillow_draws(
     text: str, x: float, cap_top: int, size: str, lit: bool
 ) -> None:
-    """The canvas draws text from kept masks (screens._text_mask): pixel for
-    pixel what ImageDraw.text draws at the same place, fractional x included."""
+    """The canvas draws text from the glyph cells (firmware.glyphs), without
+    Pillow: pixel for pixel what ImageDraw.text draws with the font file at
+    the same place, fractional x, clipping and characters without a glyph
+    included."""
     from PIL import ImageDraw
 
     from firmware.screens import OFF, ON, _Canvas, cap_offset
 
     fonts = load_fonts()
     font = getattr(fonts, size)
+    pillows = pillow_font(font)
     fill = ON if lit else OFF
     kept = _Canvas(fonts)
     kept.draw.rectangle((0, 20, 127, 40), fill=ON)  # some lit ground for unlit text
     kept.text(x, cap_top, text, fill=fill, font=font)
     plain = Image.new("1", kept.image.size, OFF)
+    assert pillows.getlength(text) == font.getlength(text)
     draw = ImageDraw.Draw(plain)
     draw.fontmode = "1"
     draw.rectangle((0, 20, 127, 40), fill=ON)
     try:
-        draw.text((x, cap_top - cap_offset(font)), text, font=font, fill=fill)
+        draw.text((x, cap_top - cap_offset(font)), text, font=pillows, fill=fill)
     except ValueError:  # Pillow 13 itself: "bad image size" for "" at x just under a whole
         assert text == ""
-        reject()  # nothing of Pillow's to compare with (the kept mask draws nothing)
-    assert ImageChops.difference(plain, kept.image).getbbox() is None
+        reject()  # nothing of Pillow's to compare with (the cells draw nothing)
+    assert ImageChops.difference(plain, kept.image.to_image()).getbbox() is None
