@@ -8,7 +8,8 @@ Each checkout counted is installed as a Pi has it (``pip install --no-deps
 --target`` into a fresh venv without system packages; its dependencies are
 this interpreter's, reached by a ``.pth`` line), so the counts have no
 editable-install finder or ``.pth`` of this machine in them.  Counted, each
-run once to warm the caches and once under ``valgrind --tool=callgrind``:
+run once to warm the caches and once under ``valgrind --tool=callgrind``
+(with ``$NOTIFY_SOCKET`` and ``$WATCHDOG_USEC`` set, as systemd sets them):
 
 - ``python -c pass`` in that venv;
 - **run to first frame**: ``euchre-referee run`` as on a Pi with an empty
@@ -47,7 +48,7 @@ from firmware.config import Config  # noqa: E402
 from firmware.store import Store  # noqa: E402
 
 IMPORTS_ONLY = FIRST_FRAME.split("state = ")[0]
-START_CHILD = ROOT / "tests" / "support" / "pi_start_child.py"
+START_CHILD = Path("tests") / "support" / "pi_start_child.py"  # in the checkout counted
 
 
 def install(root: Path, where: Path) -> Path:
@@ -73,8 +74,11 @@ def game_in_progress(state: Path) -> None:
     referee.store.close()
 
 
-def instructions(python: Path, args: list[str], work: Path, resume: Path | None) -> int:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPIOZERO_PIN_FACTORY": "mock"}
+def instructions(python: Path, args: list[str], work: Path, resume: Path | None,
+                 root: Path) -> int:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPIOZERO_PIN_FACTORY": "mock",
+           # as under systemd (Type=notify, a watchdog); nobody listens, so messages are dropped
+           "NOTIFY_SOCKET": str(work / "notify"), "WATCHDOG_USEC": "10000000"}
     config = work / "referee.toml"
     config.write_text("", encoding="utf-8")
     counts = []
@@ -82,7 +86,8 @@ def instructions(python: Path, args: list[str], work: Path, resume: Path | None)
         state = work / f"state-{run}"
         if resume is not None:
             shutil.copytree(resume, state)
-        fill = {"{state}": str(state), "{config}": str(config), "{out}": str(work / "bus")}
+        fill = {"{state}": str(state), "{config}": str(config), "{out}": str(work / "bus"),
+                "{child}": str(root / START_CHILD)}
         command = [str(python), *(fill.get(arg, arg) for arg in args)]
         if run == "count":
             command = ["valgrind", "--tool=callgrind",
@@ -94,7 +99,7 @@ def instructions(python: Path, args: list[str], work: Path, resume: Path | None)
     return counts[-1]
 
 
-RUN = [str(START_CHILD), "{out}", "--first-frame", "--",
+RUN = ["{child}", "{out}", "--first-frame", "--",
        "--config", "{config}", "--state-dir", "{state}"]
 PROGRAMS = {  # name: (arguments of python, resume a game)
     "pass": (["-c", "pass"], False),
@@ -123,7 +128,7 @@ def main() -> int:
                 for name, (program, resume) in PROGRAMS.items():
                     (Path(work) / name).mkdir()
                     counts.append(instructions(python, program, Path(work) / name,
-                                               resumed if resume else None))
+                                               resumed if resume else None, root))
             print(f"| {root} | " + " | ".join(f"{count / 1e6:.0f}M" for count in counts) + " |",
                   flush=True)
     return 0

@@ -2,16 +2,20 @@
 
 Speaks the datagram protocol directly (a ``$NOTIFY_SOCKET`` path, or an
 abstract socket when it starts with ``@``), so no extra package is needed.
-Outside systemd (no ``$NOTIFY_SOCKET``) every method does nothing.
+Outside systemd (no ``$NOTIFY_SOCKET``) every method does nothing.  The
+socket is made on the first message (READY comes after the first frame, and
+importing ``socket`` costs 14M instructions: ``bench/first_frame_instructions.py``).
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import socket
 
 SENT_KEPT: Final = 16
 """Messages :attr:`Notifier.sent` keeps (a watchdog ping every 5 s is 17k a day)."""
@@ -34,8 +38,6 @@ class Notifier:
         self.sent: list[str] = []
         """The last :data:`SENT_KEPT` messages sent (for tests and debugging)."""
         self._socket: socket.socket | None = None
-        if address:
-            self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
 
     @classmethod
     def from_environment(cls) -> Notifier:
@@ -47,10 +49,15 @@ class Notifier:
         return cls(address, int(usec) if usec and usec.isdigit() else None)
 
     def _send(self, message: str) -> None:
-        if self._socket is None or self.address is None:
+        if not self.address:
             return
         target = "\0" + self.address[1:] if self.address.startswith("@") else self.address
         try:
+            if self._socket is None:
+                import socket
+
+                self._socket = socket.socket(socket.AF_UNIX,
+                                             socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
             self._socket.sendto(message.encode(), target)
         except OSError:
             return
