@@ -6,8 +6,9 @@ seats are ints 0..3 (N E S W).  The cards the four seats hold are one int: bit
 ``24 * seat + card`` is set while that seat holds that card (a seat's *lane*).
 A play's code is ``24 * seat + card``, the number of its own bit.
 
-Every table here is built at import from :func:`~euchre_core.cards.effective_suit`
-and :func:`~euchre_core.cards.card_power`, so the rules keep one source:
+Every table here is built from :func:`~euchre_core.cards.effective_suit` and
+:func:`~euchre_core.cards.card_power` (:func:`build_tables`; written out once in
+:mod:`euchre_core.play_tables` and proven equal), so the rules keep one source:
 
 * ``EFFECTIVE[trump][code]``: the effective suit of the card played;
 * ``SUIT_MASK[trump][suit]``: the cards (lane 0) whose effective suit is ``suit``;
@@ -41,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from . import play_tables as _tables
 from .cards import DECK, SEATS, Seat, Suit, card_power, effective_suit
 
 LANE: Final = 24
@@ -55,44 +57,66 @@ CARD_INDEX: Final = {card: index for index, card in enumerate(DECK)}
 
 _CODES: Final = range(4 * LANE)
 
-EFFECTIVE: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(SUIT_INDEX[effective_suit(DECK[code % LANE], trump)] for code in _CODES)
-    for trump in SUITS
-)
-SUIT_MASK: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(
-        sum(1 << card for card in range(LANE) if EFFECTIVE[t][card] == suit)
-        for suit in range(4)
+Table = tuple[tuple[int, ...], ...]
+Table3 = tuple[tuple[tuple[int, ...], ...], ...]
+
+
+def build_tables() -> tuple[Table, Table, Table3, Table3, Table]:
+    """``EFFECTIVE``, ``SUIT_MASK``, ``FOLLOW``, ``RANK_KEY`` and ``BIT_FOR``
+    computed from :func:`~euchre_core.cards.effective_suit` and
+    :func:`~euchre_core.cards.card_power`: the one source of these tables.
+
+    The module takes them from :mod:`euchre_core.play_tables`, where
+    ``scripts/make_play_tables.py`` writes this function's result out (reading
+    them costs about 1M instructions at import, computing them 10M);
+    ``tests/core/test_core_fast_replay.py`` proves the two equal.
+    """
+    effective = tuple(
+        tuple(SUIT_INDEX[effective_suit(DECK[code % LANE], trump)] for code in _CODES)
+        for trump in SUITS
     )
-    for t in range(4)
-)
-FOLLOW: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
-    tuple(
+    suit_mask = tuple(
         tuple(
-            0 if EFFECTIVE[t][code] == led else SUIT_MASK[t][led] << (LANE * (code // LANE))
-            for code in _CODES
+            sum(1 << card for card in range(LANE) if effective[t][card] == suit)
+            for suit in range(4)
         )
-        for led in range(4)
+        for t in range(4)
     )
-    for t in range(4)
-)
-RANK_KEY: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
-    tuple(
+    follow = tuple(
         tuple(
-            4 * (card_power(DECK[code % LANE], trump, led) + 1) + code // LANE
-            for code in _CODES
+            tuple(
+                0 if effective[t][code] == led else suit_mask[t][led] << (LANE * (code // LANE))
+                for code in _CODES
+            )
+            for led in range(4)
         )
-        for led in SUITS
+        for t in range(4)
     )
-    for trump in SUITS
-)
+    rank_key = tuple(
+        tuple(
+            tuple(
+                4 * (card_power(DECK[code % LANE], trump, led) + 1) + code // LANE
+                for code in _CODES
+            )
+            for led in SUITS
+        )
+        for trump in SUITS
+    )
+    bit_for = tuple(
+        tuple(1 << code if code // LANE == seat else POISON for code in _CODES)
+        for seat in range(4)
+    )
+    return effective, suit_mask, follow, rank_key, bit_for
+
+
+EFFECTIVE: Final[Table] = _tables.EFFECTIVE
+SUIT_MASK: Final[Table] = _tables.SUIT_MASK
+FOLLOW: Final[Table3] = _tables.FOLLOW
+RANK_KEY: Final[Table3] = _tables.RANK_KEY
+BIT_FOR: Final[Table] = _tables.BIT_FOR
 LEAD: Final[tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]] = tuple(
     tuple((FOLLOW[t][EFFECTIVE[t][code]], RANK_KEY[t][EFFECTIVE[t][code]]) for code in _CODES)
     for t in range(4)
-)
-BIT_FOR: Final[tuple[tuple[int, ...], ...]] = tuple(
-    tuple(1 << code if code // LANE == seat else POISON for code in _CODES)
-    for seat in range(4)
 )
 
 

@@ -173,6 +173,24 @@ def test_the_tables_come_from_effective_suit_and_card_power() -> None:
                 assert fast.RANK_KEY[t][led_index][code] == 4 * (power + 1) + seat
 
 
+def test_the_written_out_tables_are_build_tables() -> None:
+    """euchre_core/play_tables.py is build_tables() written out, byte for byte
+    what scripts/make_play_tables.py writes today."""
+    import importlib.util
+    from pathlib import Path
+
+    assert (fast.EFFECTIVE, fast.SUIT_MASK, fast.FOLLOW, fast.RANK_KEY,
+            fast.BIT_FOR) == fast.build_tables()
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("make_play_tables",
+                                                  root / "scripts" / "make_play_tables.py")
+    assert spec is not None and spec.loader is not None
+    maker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(maker)
+    written = (root / "euchre_core" / "play_tables.py").read_text(encoding="utf-8")
+    assert written == maker.render(), f"stale tables: run {maker.COMMAND}"
+
+
 def test_read_deal_takes_only_the_canonical_form_and_deal_of_every_spelling() -> None:
     held = read_deal(HAND[0])
     deal = parse_event(HAND[0])
