@@ -9,7 +9,6 @@ changed.  Every entry is checked by the engine, written to the journal
 from __future__ import annotations
 
 import queue
-import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -70,6 +69,8 @@ from .summary import (
 from .view import Choice, View
 
 if TYPE_CHECKING:
+    import random
+
     from .frame import Frame
 
 
@@ -130,7 +131,9 @@ class Referee:
         self.indicators = indicators
         self.render = renderer or _default_renderer
         self.clock = clock
-        self.rng = rng or random.Random()
+        self.rng = rng
+        """Draws the first dealer when asked to (made on first use: the start
+        does not need ``random``)."""
         self.message: str | None = None
         self.message_is_error = True
         self.message_until = 0.0
@@ -460,13 +463,20 @@ class Referee:
             return step.options[cursor].action
         return None
 
+    def _random_seat(self) -> Seat:
+        if self.rng is None:
+            import random
+
+            self.rng = random.Random()
+        return self.rng.choice(SEATS)
+
     def _act(self, action: Action) -> None:
         state = self.state
         if action.kind == "entry" or action.kind == "confirm":
             assert action.entry is not None
             self.enter(action.entry)
         elif action.kind == "random":
-            self.enter(NewGame(self.rng.choice(SEATS)))
+            self.enter(NewGame(self._random_seat()))
         elif action.kind == "seat":
             seat = Seat.from_str(action.value)
             reason = self._seat_reason(seat)
