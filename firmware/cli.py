@@ -143,12 +143,48 @@ def _add_games(commands: Any) -> None:
     games_parser.set_defaults(run=_cmd_games)
 
 
+def terminal_columns() -> int:
+    """The terminal's width, found as ``shutil.get_terminal_size`` finds it
+    (``$COLUMNS``, else standard output's terminal, else 80) without importing
+    :mod:`shutil`, which argparse's help formatter imports for it: 8M
+    instructions of the device's start (``bench/first_frame_instructions.py``)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal (:func:`terminal_columns`)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            width = terminal_columns() - 2  # what argparse takes off the terminal's width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose help is made by :class:`HelpFormatter` unless
+    told otherwise; its subcommands' parsers are of this class too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``euchre-referee`` parser; given the ``command`` about to run, only
     the parsers of the wing that has it are made (making every command's
     parser cost a twelfth of ``run``'s start to its first frame).  An unknown
     command gets the whole parser, whose error lists them all."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="euchre-referee",
         description="Euchre table referee: the device app and its laptop tools.",
     )

@@ -4,6 +4,9 @@ and the parser, made for the command about to run."""
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +78,32 @@ def test_an_unknown_command_is_answered_with_every_command(
     assert error.startswith("euchre-referee: error: argument COMMAND: invalid choice: 'replya'")
     for name in ("replay", "games", "run", "emulate", "send", "watch", "club"):
         assert repr(name) in error
+
+
+@pytest.mark.parametrize("columns", ["44", "100"])
+def test_help_is_wrapped_as_argparse_wraps_it_without_shutil(columns: str) -> None:
+    """The parsers' help formatter measures the terminal itself: the same help
+    text as argparse's own formatter at any width, and building the device's
+    parser imports no shutil (8M instructions of its start)."""
+    code = (
+        "import sys\n"
+        "from firmware import cli\n"
+        "cli.build_parser('run').parse_args(['run', '--config', 'x'])\n"
+        "print('shutil' in sys.modules)\n"
+        "if sys.argv[1] == 'stock':\n"
+        "    import argparse\n"
+        "    cli.HelpFormatter = argparse.HelpFormatter\n"
+        "parser = cli.build_parser(None)\n"
+        "run = parser._subparsers._group_actions[0].choices['run']\n"
+        "print(parser.format_help() + run.format_help())\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "COLUMNS": columns, "PYTHONPATH": str(root)}
+    ours, stock = (  # -S: without this venv's .pth files, which import shutil themselves
+        subprocess.run([sys.executable, "-S", "-c", code, which], capture_output=True,
+                       text=True, env=env, check=True, cwd=root).stdout
+        for which in ("ours", "stock")
+    )
+    assert ours.startswith("False\n") and stock.startswith("False\n")
+    assert ours == stock
+    assert max(map(len, ours.splitlines())) <= int(columns)
