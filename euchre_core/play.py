@@ -161,10 +161,24 @@ HIGHER_TEMPLATE: Final = """\
 """In a trick's check: the key of ``{play}`` when it is the highest so far."""
 
 
-def _block_source(size: int, tricks: int) -> str:
+BLOCK_SIGNATURE: Final = "(held, leader, codes, leads, orders)"
+"""The parameters of every trick block (:func:`trick_block`)."""
+WRITTEN_SIGNATURE: Final = (
+    "(\n    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,\n"
+    ") -> tuple[int, tuple[int, ...]] | None"
+)
+"""The same, annotated, as :mod:`euchre_core.play_tables` writes it."""
+WRITTEN_BLOCKS: Final = tuple((size, tricks) for size in (4, 3) for tricks in range(1, 6))
+"""The block shapes written out in :mod:`euchre_core.play_tables`: four or
+three players (one went alone), one to five tricks."""
+
+
+def block_source(size: int, tricks: int, name: str = "block",
+                 signature: str = BLOCK_SIGNATURE) -> str:
+    """The source of the checker of ``tricks`` whole tricks of ``size`` cards."""
     names = [f"c{index}" for index in range(size * tricks)]
     lines = [
-        "def block(held, leader, codes, leads, orders):",
+        f"def {name}{signature}:",
         f"    {', '.join(names)}{',' if len(names) == 1 else ''} = codes",
     ]
     for trick in range(tricks):
@@ -194,17 +208,20 @@ Block = Callable[..., "tuple[int, tuple[int, ...]] | None"]
 
 def _make_block(size: int, tricks: int) -> Block:
     namespace: dict[str, object] = {}
-    exec(compile(_block_source(size, tricks), f"<trick block {size}x{tricks}>", "exec"), namespace)
+    exec(compile(block_source(size, tricks), f"<trick block {size}x{tricks}>", "exec"), namespace)
     block = namespace["block"]
     assert callable(block)
     return block
 
 
-_BLOCKS: dict[tuple[int, int], Block] = {}
+_BLOCKS: dict[tuple[int, int], Block] = dict(_tables.BLOCKS)
 
 
 def trick_block(size: int, tricks: int) -> Block:
-    """The checker of ``tricks`` whole tricks of ``size`` cards (made on first use).
+    """The checker of ``tricks`` whole tricks of ``size`` cards: one of
+    :data:`WRITTEN_BLOCKS`, written out in :mod:`euchre_core.play_tables` (its
+    module's bytecode is cached; compiling a block costs 3M instructions), or
+    made on first use.
 
     ``block(held, leader, codes, LEAD[t], orders)``
     returns ``(held, winners)`` — the hands after the tricks and each trick's

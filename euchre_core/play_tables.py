@@ -1,8 +1,11 @@
-"""The tables of :mod:`euchre_core.play`, written out by ``python scripts/make_play_tables.py``
-from ``euchre_core.play.build_tables()``: do not edit (a test checks them).
+"""The tables and trick blocks of :mod:`euchre_core.play`, written out by
+``python scripts/make_play_tables.py`` from ``euchre_core.play.build_tables()`` and
+``block_source()``: do not edit (a test checks them).
 """
 
 # fmt: off
+from collections.abc import Sequence
+from typing import Any
 
 EFFECTIVE = (
     (
@@ -674,3 +677,507 @@ BIT_FOR = (
         19807040628566084398385987584, 39614081257132168796771975168,
     ),
 )
+
+
+def block_4x1(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3 = codes
+    # trick 0: 0 leads c0 c1 c2 c3
+    follow, key = leads[c0]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2] + b3[c3]
+    if held & (m + follow[c1] + follow[c2] + follow[c3]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    if key[c3] > k:
+        k = key[c3]
+    leader = w0 = k & 3
+    return held, (w0,)
+
+
+def block_4x2(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7 = codes
+    # trick 0: 0 leads c0 c1 c2 c3
+    follow, key = leads[c0]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2] + b3[c3]
+    if held & (m + follow[c1] + follow[c2] + follow[c3]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    if key[c3] > k:
+        k = key[c3]
+    leader = w0 = k & 3
+    # trick 1: 4 leads c4 c5 c6 c7
+    follow, key = leads[c4]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c4] + b1[c5] + b2[c6] + b3[c7]
+    if held & (m + follow[c5] + follow[c6] + follow[c7]) != m:
+        return None
+    held -= m
+    k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    if key[c6] > k:
+        k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    leader = w1 = k & 3
+    return held, (w0, w1,)
+
+
+def block_4x3(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11 = codes
+    # trick 0: 0 leads c0 c1 c2 c3
+    follow, key = leads[c0]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2] + b3[c3]
+    if held & (m + follow[c1] + follow[c2] + follow[c3]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    if key[c3] > k:
+        k = key[c3]
+    leader = w0 = k & 3
+    # trick 1: 4 leads c4 c5 c6 c7
+    follow, key = leads[c4]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c4] + b1[c5] + b2[c6] + b3[c7]
+    if held & (m + follow[c5] + follow[c6] + follow[c7]) != m:
+        return None
+    held -= m
+    k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    if key[c6] > k:
+        k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    leader = w1 = k & 3
+    # trick 2: 8 leads c8 c9 c10 c11
+    follow, key = leads[c8]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c8] + b1[c9] + b2[c10] + b3[c11]
+    if held & (m + follow[c9] + follow[c10] + follow[c11]) != m:
+        return None
+    held -= m
+    k = key[c8]
+    if key[c9] > k:
+        k = key[c9]
+    if key[c10] > k:
+        k = key[c10]
+    if key[c11] > k:
+        k = key[c11]
+    leader = w2 = k & 3
+    return held, (w0, w1, w2,)
+
+
+def block_4x4(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 = codes
+    # trick 0: 0 leads c0 c1 c2 c3
+    follow, key = leads[c0]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2] + b3[c3]
+    if held & (m + follow[c1] + follow[c2] + follow[c3]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    if key[c3] > k:
+        k = key[c3]
+    leader = w0 = k & 3
+    # trick 1: 4 leads c4 c5 c6 c7
+    follow, key = leads[c4]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c4] + b1[c5] + b2[c6] + b3[c7]
+    if held & (m + follow[c5] + follow[c6] + follow[c7]) != m:
+        return None
+    held -= m
+    k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    if key[c6] > k:
+        k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    leader = w1 = k & 3
+    # trick 2: 8 leads c8 c9 c10 c11
+    follow, key = leads[c8]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c8] + b1[c9] + b2[c10] + b3[c11]
+    if held & (m + follow[c9] + follow[c10] + follow[c11]) != m:
+        return None
+    held -= m
+    k = key[c8]
+    if key[c9] > k:
+        k = key[c9]
+    if key[c10] > k:
+        k = key[c10]
+    if key[c11] > k:
+        k = key[c11]
+    leader = w2 = k & 3
+    # trick 3: 12 leads c12 c13 c14 c15
+    follow, key = leads[c12]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c12] + b1[c13] + b2[c14] + b3[c15]
+    if held & (m + follow[c13] + follow[c14] + follow[c15]) != m:
+        return None
+    held -= m
+    k = key[c12]
+    if key[c13] > k:
+        k = key[c13]
+    if key[c14] > k:
+        k = key[c14]
+    if key[c15] > k:
+        k = key[c15]
+    leader = w3 = k & 3
+    return held, (w0, w1, w2, w3,)
+
+
+def block_4x5(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19 = codes
+    # trick 0: 0 leads c0 c1 c2 c3
+    follow, key = leads[c0]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2] + b3[c3]
+    if held & (m + follow[c1] + follow[c2] + follow[c3]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    if key[c3] > k:
+        k = key[c3]
+    leader = w0 = k & 3
+    # trick 1: 4 leads c4 c5 c6 c7
+    follow, key = leads[c4]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c4] + b1[c5] + b2[c6] + b3[c7]
+    if held & (m + follow[c5] + follow[c6] + follow[c7]) != m:
+        return None
+    held -= m
+    k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    if key[c6] > k:
+        k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    leader = w1 = k & 3
+    # trick 2: 8 leads c8 c9 c10 c11
+    follow, key = leads[c8]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c8] + b1[c9] + b2[c10] + b3[c11]
+    if held & (m + follow[c9] + follow[c10] + follow[c11]) != m:
+        return None
+    held -= m
+    k = key[c8]
+    if key[c9] > k:
+        k = key[c9]
+    if key[c10] > k:
+        k = key[c10]
+    if key[c11] > k:
+        k = key[c11]
+    leader = w2 = k & 3
+    # trick 3: 12 leads c12 c13 c14 c15
+    follow, key = leads[c12]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c12] + b1[c13] + b2[c14] + b3[c15]
+    if held & (m + follow[c13] + follow[c14] + follow[c15]) != m:
+        return None
+    held -= m
+    k = key[c12]
+    if key[c13] > k:
+        k = key[c13]
+    if key[c14] > k:
+        k = key[c14]
+    if key[c15] > k:
+        k = key[c15]
+    leader = w3 = k & 3
+    # trick 4: 16 leads c16 c17 c18 c19 (the last: each plays its one card, no following to check)
+    _, key = leads[c16]
+    b0, b1, b2, b3 = orders[leader]
+    m = b0[c16] + b1[c17] + b2[c18] + b3[c19]
+    if held & (m) != m:
+        return None
+    held -= m
+    k = key[c16]
+    if key[c17] > k:
+        k = key[c17]
+    if key[c18] > k:
+        k = key[c18]
+    if key[c19] > k:
+        k = key[c19]
+    leader = w4 = k & 3
+    return held, (w0, w1, w2, w3, w4,)
+
+
+def block_3x1(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2 = codes
+    # trick 0: 0 leads c0 c1 c2
+    follow, key = leads[c0]
+    b0, b1, b2 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2]
+    if held & (m + follow[c1] + follow[c2]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    leader = w0 = k & 3
+    return held, (w0,)
+
+
+def block_3x2(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5 = codes
+    # trick 0: 0 leads c0 c1 c2
+    follow, key = leads[c0]
+    b0, b1, b2 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2]
+    if held & (m + follow[c1] + follow[c2]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    leader = w0 = k & 3
+    # trick 1: 3 leads c3 c4 c5
+    follow, key = leads[c3]
+    b0, b1, b2 = orders[leader]
+    m = b0[c3] + b1[c4] + b2[c5]
+    if held & (m + follow[c4] + follow[c5]) != m:
+        return None
+    held -= m
+    k = key[c3]
+    if key[c4] > k:
+        k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    leader = w1 = k & 3
+    return held, (w0, w1,)
+
+
+def block_3x3(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7, c8 = codes
+    # trick 0: 0 leads c0 c1 c2
+    follow, key = leads[c0]
+    b0, b1, b2 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2]
+    if held & (m + follow[c1] + follow[c2]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    leader = w0 = k & 3
+    # trick 1: 3 leads c3 c4 c5
+    follow, key = leads[c3]
+    b0, b1, b2 = orders[leader]
+    m = b0[c3] + b1[c4] + b2[c5]
+    if held & (m + follow[c4] + follow[c5]) != m:
+        return None
+    held -= m
+    k = key[c3]
+    if key[c4] > k:
+        k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    leader = w1 = k & 3
+    # trick 2: 6 leads c6 c7 c8
+    follow, key = leads[c6]
+    b0, b1, b2 = orders[leader]
+    m = b0[c6] + b1[c7] + b2[c8]
+    if held & (m + follow[c7] + follow[c8]) != m:
+        return None
+    held -= m
+    k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    if key[c8] > k:
+        k = key[c8]
+    leader = w2 = k & 3
+    return held, (w0, w1, w2,)
+
+
+def block_3x4(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11 = codes
+    # trick 0: 0 leads c0 c1 c2
+    follow, key = leads[c0]
+    b0, b1, b2 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2]
+    if held & (m + follow[c1] + follow[c2]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    leader = w0 = k & 3
+    # trick 1: 3 leads c3 c4 c5
+    follow, key = leads[c3]
+    b0, b1, b2 = orders[leader]
+    m = b0[c3] + b1[c4] + b2[c5]
+    if held & (m + follow[c4] + follow[c5]) != m:
+        return None
+    held -= m
+    k = key[c3]
+    if key[c4] > k:
+        k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    leader = w1 = k & 3
+    # trick 2: 6 leads c6 c7 c8
+    follow, key = leads[c6]
+    b0, b1, b2 = orders[leader]
+    m = b0[c6] + b1[c7] + b2[c8]
+    if held & (m + follow[c7] + follow[c8]) != m:
+        return None
+    held -= m
+    k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    if key[c8] > k:
+        k = key[c8]
+    leader = w2 = k & 3
+    # trick 3: 9 leads c9 c10 c11
+    follow, key = leads[c9]
+    b0, b1, b2 = orders[leader]
+    m = b0[c9] + b1[c10] + b2[c11]
+    if held & (m + follow[c10] + follow[c11]) != m:
+        return None
+    held -= m
+    k = key[c9]
+    if key[c10] > k:
+        k = key[c10]
+    if key[c11] > k:
+        k = key[c11]
+    leader = w3 = k & 3
+    return held, (w0, w1, w2, w3,)
+
+
+def block_3x5(
+    held: int, leader: int, codes: Sequence[int], leads: Any, orders: Any,
+) -> tuple[int, tuple[int, ...]] | None:
+    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14 = codes
+    # trick 0: 0 leads c0 c1 c2
+    follow, key = leads[c0]
+    b0, b1, b2 = orders[leader]
+    m = b0[c0] + b1[c1] + b2[c2]
+    if held & (m + follow[c1] + follow[c2]) != m:
+        return None
+    held -= m
+    k = key[c0]
+    if key[c1] > k:
+        k = key[c1]
+    if key[c2] > k:
+        k = key[c2]
+    leader = w0 = k & 3
+    # trick 1: 3 leads c3 c4 c5
+    follow, key = leads[c3]
+    b0, b1, b2 = orders[leader]
+    m = b0[c3] + b1[c4] + b2[c5]
+    if held & (m + follow[c4] + follow[c5]) != m:
+        return None
+    held -= m
+    k = key[c3]
+    if key[c4] > k:
+        k = key[c4]
+    if key[c5] > k:
+        k = key[c5]
+    leader = w1 = k & 3
+    # trick 2: 6 leads c6 c7 c8
+    follow, key = leads[c6]
+    b0, b1, b2 = orders[leader]
+    m = b0[c6] + b1[c7] + b2[c8]
+    if held & (m + follow[c7] + follow[c8]) != m:
+        return None
+    held -= m
+    k = key[c6]
+    if key[c7] > k:
+        k = key[c7]
+    if key[c8] > k:
+        k = key[c8]
+    leader = w2 = k & 3
+    # trick 3: 9 leads c9 c10 c11
+    follow, key = leads[c9]
+    b0, b1, b2 = orders[leader]
+    m = b0[c9] + b1[c10] + b2[c11]
+    if held & (m + follow[c10] + follow[c11]) != m:
+        return None
+    held -= m
+    k = key[c9]
+    if key[c10] > k:
+        k = key[c10]
+    if key[c11] > k:
+        k = key[c11]
+    leader = w3 = k & 3
+    # trick 4: 12 leads c12 c13 c14 (the last: each plays its one card, no following to check)
+    _, key = leads[c12]
+    b0, b1, b2 = orders[leader]
+    m = b0[c12] + b1[c13] + b2[c14]
+    if held & (m) != m:
+        return None
+    held -= m
+    k = key[c12]
+    if key[c13] > k:
+        k = key[c13]
+    if key[c14] > k:
+        k = key[c14]
+    leader = w4 = k & 3
+    return held, (w0, w1, w2, w3, w4,)
+
+
+BLOCKS = {
+    (4, 1): block_4x1,
+    (4, 2): block_4x2,
+    (4, 3): block_4x3,
+    (4, 4): block_4x4,
+    (4, 5): block_4x5,
+    (3, 1): block_3x1,
+    (3, 2): block_3x2,
+    (3, 3): block_3x3,
+    (3, 4): block_3x4,
+    (3, 5): block_3x5,
+}

@@ -1,10 +1,12 @@
 """Write ``euchre_core/play_tables.py``: the replay's tables of play, computed.
 
 Run ``python scripts/make_play_tables.py`` after changing the trump rules
-(``euchre_core.cards.effective_suit`` or ``card_power``).  The tables are
-:func:`euchre_core.play.build_tables`'s result written out as literals, so a
-start reads them instead of computing them (about 10M instructions less);
-``tests/core/test_core_fast_replay.py`` checks the file against the function.
+(``euchre_core.cards.effective_suit`` or ``card_power``) or the trick block
+template.  It writes :func:`euchre_core.play.build_tables`'s result as
+literals (a start reads them instead of computing them: about 10M
+instructions less) and the trick blocks of ``WRITTEN_BLOCKS`` from
+``block_source`` (their bytecode is cached with the module's; compiling one
+costs 3M).  ``tests/core/test_core_fast_replay.py`` checks the file.
 """
 
 from __future__ import annotations
@@ -16,15 +18,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from euchre_core.play import build_tables  # noqa: E402  (after the path is set)
+from euchre_core.play import (  # noqa: E402  (after the path is set)
+    WRITTEN_BLOCKS,
+    WRITTEN_SIGNATURE,
+    block_source,
+    build_tables,
+)
 
 COMMAND = "python scripts/make_play_tables.py"
 NAMES = ("EFFECTIVE", "SUIT_MASK", "FOLLOW", "RANK_KEY", "BIT_FOR")
-HEADER = f'''"""The tables of :mod:`euchre_core.play`, written out by ``{COMMAND}``
-from ``euchre_core.play.build_tables()``: do not edit (a test checks them).
+HEADER = f'''"""The tables and trick blocks of :mod:`euchre_core.play`, written out by
+``{COMMAND}`` from ``euchre_core.play.build_tables()`` and
+``block_source()``: do not edit (a test checks them).
 """
 
 # fmt: off
+from collections.abc import Sequence
+from typing import Any
 '''
 
 
@@ -49,6 +59,12 @@ def render() -> str:
     parts = [HEADER]
     for name, table in zip(NAMES, build_tables(), strict=True):
         parts.append(f"\n{name} = {_literal(table)}\n")
+    for size, tricks in WRITTEN_BLOCKS:
+        name = f"block_{size}x{tricks}"
+        parts.append(f"\n\n{block_source(size, tricks, name, WRITTEN_SIGNATURE)}")
+    parts.append("\n\nBLOCKS = {\n" + "".join(
+        f"    ({size}, {tricks}): block_{size}x{tricks},\n" for size, tricks in WRITTEN_BLOCKS
+    ) + "}\n")
     return "".join(parts)
 
 

@@ -174,8 +174,9 @@ def test_the_tables_come_from_effective_suit_and_card_power() -> None:
 
 
 def test_the_written_out_tables_are_build_tables() -> None:
-    """euchre_core/play_tables.py is build_tables() written out, byte for byte
-    what scripts/make_play_tables.py writes today."""
+    """euchre_core/play_tables.py is build_tables() and the trick blocks'
+    source written out, byte for byte what scripts/make_play_tables.py writes
+    today (the blocks' agreement with the engine is proven below)."""
     import importlib.util
     from pathlib import Path
 
@@ -189,6 +190,10 @@ def test_the_written_out_tables_are_build_tables() -> None:
     spec.loader.exec_module(maker)
     written = (root / "euchre_core" / "play_tables.py").read_text(encoding="utf-8")
     assert written == maker.render(), f"stale tables: run {maker.COMMAND}"
+    from euchre_core import play_tables
+
+    for size, tricks in fast.WRITTEN_BLOCKS:  # the written blocks are the ones used
+        assert fast.trick_block(size, tricks) is play_tables.BLOCKS[size, tricks]
 
 
 def test_read_deal_takes_only_the_canonical_form_and_deal_of_every_spelling() -> None:
