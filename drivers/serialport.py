@@ -559,6 +559,8 @@ class SerialLink:
                 self._pump(port)
             except _PORT_ERRORS as failure:
                 error = failure
+            if error is not None:  # the peer hung up (or the port failed): its session is over
+                self._discard_input(port)
             partial = self._assembler.reset()
             was_connected = self._connected.is_set()
             self._connected.clear()
@@ -577,6 +579,16 @@ class SerialLink:
         if port is not None:
             with self._write_lock:
                 self.endpoint.release(port, closing=True)
+
+    @staticmethod
+    def _discard_input(port: Any) -> None:
+        """Drop what the port still holds of a peer that has gone.  A pty's
+        master can report the hang-up while the kernel has not yet handed it
+        all the peer's last bytes; read after, they would be taken for the
+        next peer's lines (seen once, under load: a half-sent replay's lines
+        answered as commands)."""
+        with contextlib.suppress(*_PORT_ERRORS, AttributeError, termios.error):
+            port.reset_input_buffer()
 
     def _pump(self, port: Any) -> None:
         """Read lines until the port fails (raises) or the link closes (returns)."""
