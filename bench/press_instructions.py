@@ -6,8 +6,9 @@
 Wall times on shared machines are noisy; instruction counts are not.  A child
 process plays ``--games`` whole games of the seats layout (``SEATS_GAME`` of the
 tests, 74 presses each) on the real app: ``Referee.press`` then ``refresh`` (the
-flow, the journal's commit, the renderer drawing the frame with Pillow, the
-page-diff display over luma's ``dummy`` device).  It runs under ``valgrind
+flow, the journal's commit, the renderer drawing the frame, the page-diff
+display sending the changed bytes of an SSD1306 to an I2C bus that drops them:
+the device's path).  It runs under ``valgrind
 --tool=callgrind --dump-before=os_getppid`` and calls ``os.getppid()`` before each
 press, so callgrind writes one count per press.  ``--root`` counts another
 checkout (for a side-by-side figure: ``git worktree add /tmp/old REV``).
@@ -28,14 +29,16 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import os, pathlib, sys, tempfile
 sys.path.append(os.path.join(sys.argv[1], "tests"))
-import luma.core.device
 from support.app_kit import SEATS_GAME
-from drivers import PageDiffDisplay
+from drivers import PageDiffDisplay, open_oled
 from firmware.app import Referee
 from firmware.config import Config
 from firmware.store import Store
 state = pathlib.Path(tempfile.mkdtemp())
-device = luma.core.device.dummy(width=128, height=64, mode="1")
+class Bus:  # smbus2-like, as on the Pi's I2C: the bytes go nowhere
+    def write_i2c_block_data(self, address, control, data):
+        pass
+device = open_oled("ssd1306", bus=Bus(), init=False)
 referee = Referee(Config(state_dir=state, result_s=0.0), Store(state),
                   display=PageDiffDisplay(device))
 referee.refresh()

@@ -185,15 +185,15 @@ class Frame:
         """``ImageDraw.text`` with ``fontmode = "1"``: ``text``'s glyph cells,
         their top-left corner at ``xy``, the lit pixels set to ``fill``."""
         x, y = _glyph_origin(*xy)
-        columns, width, full = self.columns, self.width, self._full
-        for char in text:
-            if x >= width:
-                break
-            for column in font.cell(char):
-                if 0 <= x < width and column:
-                    bits = (column << y if y >= 0 else column >> -y) & full
-                    if fill:
-                        columns[x] |= bits
-                    else:
-                        columns[x] &= ~bits
-                x += 1
+        cells = font.line(text)  # every column of the line, left to right
+        start = max(0, -x)
+        stop = min(len(cells), self.width - x)
+        columns, full = self.columns, self._full
+        for at in range(start, stop):
+            column = cells[at]
+            if column:
+                bits = (column << y if y >= 0 else column >> -y) & full
+                if fill:
+                    columns[x + at] |= bits
+                else:
+                    columns[x + at] &= ~bits

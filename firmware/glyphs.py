@@ -34,6 +34,8 @@ FONT_DIR: Final = Path(__file__).resolve().parent / "fontfiles"
 
 MAGIC: Final = b"TCEL"
 HEADER: Final = struct.Struct("<4sBBBxI")
+KEPT_LINES: Final = 256
+"""Lines of text a font keeps drawn (:meth:`BitmapFont.line`)."""
 NOTDEF: Final = 0x10FFFD
 """A private-use code point no font has: it draws the .notdef box."""
 
@@ -79,6 +81,7 @@ class BitmapFont:
         self._count = count
         self._data = data
         self._cells: dict[str, tuple[int, ...]] = {}
+        self._lines: dict[str, tuple[int, ...]] = {}
 
     def __repr__(self) -> str:
         return f"<BitmapFont {self.path.name}: {self.advance}x{self.size}>"
@@ -108,6 +111,19 @@ class BitmapFont:
                          for x in range(self.advance))
             self._cells[char] = cell
         return cell
+
+
+    def line(self, text: str) -> tuple[int, ...]:
+        """The columns of ``text``'s cells side by side (the last
+        :data:`KEPT_LINES` asked for are kept: a frame redraws the same names,
+        scores and prompts press after press)."""
+        line = self._lines.get(text)
+        if line is None:
+            line = tuple(column for char in text for column in self.cell(char))
+            if len(self._lines) >= KEPT_LINES:
+                del self._lines[next(iter(self._lines))]  # the oldest
+            self._lines[text] = line
+        return line
 
 
 _loaded: dict[Path, BitmapFont] = {}
