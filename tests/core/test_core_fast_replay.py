@@ -177,17 +177,14 @@ def test_the_written_out_tables_are_build_tables() -> None:
     """euchre_core/play_tables.py is build_tables() and the trick blocks'
     source written out, byte for byte what scripts/make_play_tables.py writes
     today (the blocks' agreement with the engine is proven below)."""
-    import importlib.util
     from pathlib import Path
+
+    from support.scripts import load_script
 
     assert (fast.EFFECTIVE, fast.SUIT_MASK, fast.FOLLOW, fast.RANK_KEY,
             fast.BIT_FOR) == fast.build_tables()
     root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("make_play_tables",
-                                                  root / "scripts" / "make_play_tables.py")
-    assert spec is not None and spec.loader is not None
-    maker = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(maker)
+    maker = load_script("scripts/make_play_tables.py")
     written = (root / "euchre_core" / "play_tables.py").read_text(encoding="utf-8")
     assert written == maker.render(), f"stale tables: run {maker.COMMAND}"
     from euchre_core import play_tables

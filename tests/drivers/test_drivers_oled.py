@@ -9,7 +9,6 @@ regenerate with ``.venv/bin/python scripts/make_oled_init.py``.
 from __future__ import annotations
 
 import errno
-import importlib.util
 import random
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from luma.core.error import DeviceDisplayModeError
 from luma.core.interface.serial import i2c
 from PIL import Image
 from support.driver_fakes import FakeBus, FakeSMBus, PagedImage
+from support.scripts import load_script
 
 from drivers import (
     CONTROLLERS,
@@ -45,12 +45,7 @@ SIZES = [(controller, size) for controller in CONTROLLERS for size in INIT[contr
 
 
 def load_generator():
-    spec = importlib.util.spec_from_file_location("make_oled_init",
-                                                  ROOT / "scripts" / "make_oled_init.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/make_oled_init.py")
 
 
 def noise(size: tuple[int, int], seed: int) -> Image.Image:

@@ -5,7 +5,6 @@ the same drawing calls give the same pixels, and the shipped cells are what
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageDraw
+from support.scripts import load_script
 
 from firmware.frame import Frame
 from firmware.glyphs import CELLS_FILES, FONT_DIR, NOTDEF, cells_path, load_strike
@@ -23,12 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load_maker() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_glyphs",
-                                                  ROOT / "scripts" / "make_glyphs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/make_glyphs.py")
 
 
 def same(frame: Frame, image: Image.Image) -> bool:

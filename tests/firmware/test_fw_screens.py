@@ -14,13 +14,11 @@ images (``docs/screens/all.png``), and commit them.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -29,6 +27,7 @@ from luma.core.device import dummy
 from PIL import Image, ImageChops, ImageFont
 from support.clock import FakeClock
 from support.screen_views import HAND_BUILT
+from support.scripts import load_script
 
 from euchre_core import Rules, Seat
 from firmware.app import Referee
@@ -86,16 +85,7 @@ LONG_NAME = "Bartholomew-Maximiliánus Þórhildarson XL"  # 40 characters
 assert len(LONG_NAME) == 40
 
 
-def _load_scenes() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("render_screens",
-                                                  ROOT / "scripts" / "render_screens.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-SCENES = _load_scenes()
+SCENES = load_script("scripts/render_screens.py")
 SCENE_VIEWS: dict[str, View] = SCENES.scene_views()
 GOLDEN_DIR: Path = SCENES.GOLDEN_DIR
 VIEWS_GOLDEN_DIR: Path = SCENES.VIEWS_GOLDEN_DIR

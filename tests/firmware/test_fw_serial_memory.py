@@ -9,23 +9,15 @@ figures themselves: bench/memory_bench.py.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from support.serial_kit import ROOT
+from support.scripts import load_script
 
 
 def memory_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("memory_bench", ROOT / "bench" /
-                                                  "memory_bench.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/memory_bench.py")
 
 
 @pytest.mark.timeout(900)

@@ -8,16 +8,15 @@ pixel.  After an intended change, redraw it with
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from PIL import Image, ImageChops
+from support.scripts import load_script
 
 from firmware.config import DEFAULT_PINS, parse_config
 from firmware.fonts import FontsMissing
@@ -28,15 +27,7 @@ PICTURE = REPO / "hw" / "wiring.png"
 README = REPO / "hw" / "README.md"
 
 
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("draw_wiring", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wiring = _load_script()
+wiring = load_script("scripts/draw_wiring.py")
 
 
 def readme_rows() -> list[list[str]]:
