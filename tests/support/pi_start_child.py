@@ -5,8 +5,8 @@ Run as ``python pi_start_child.py OUT [--first-frame] -- RUN-ARGS...`` (with
 it for a machine with no GPIO).  ``drivers.open_oled`` is given a bus that
 records every write; everything else is the real start (``firmware.cli.main``).
 
-OUT gets one line ``gpiozero yes|no`` (whether gpiozero was imported when the
-bus was last written), then a line ``CONTROL HEX`` per write.  With
+OUT gets one line ``loaded NAME...`` (which of :data:`WATCHED` were imported
+when the bus was last written), then a line ``CONTROL HEX`` per write.  With
 ``--first-frame`` the process writes OUT and ends as soon as the first whole
 frame (128 x 8 page bytes) has been sent and the display turned on; otherwise
 when ``run`` returns.
@@ -22,6 +22,8 @@ import os
 import sys
 from typing import Any
 
+WATCHED = ("gpiozero", "PIL", "luma", "smbus2", "socket")
+"""Modules the first line of OUT says were loaded (the start's heavy imports)."""
 FRAME_BYTES = 128 * 8
 DISPLAY_ON = 0xAF  # sent after the first frame's data (PageDiffDisplay)
 
@@ -49,8 +51,7 @@ class RecordingBus:
         """Nothing to release: the bus is a list."""
 
     def save(self) -> None:
-        imported = "yes" if "gpiozero" in sys.modules else "no"
-        lines = [f"gpiozero {imported}"]
+        lines = ["loaded " + " ".join(name for name in WATCHED if name in sys.modules)]
         lines += [f"{control} {data.hex()}" for control, data in self.writes]
         with open(self.out, "w", encoding="ascii") as out:
             out.write("\n".join(lines) + "\n")
