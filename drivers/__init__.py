@@ -1,9 +1,10 @@
 """Thin adapters between the referee and its hardware.
 
 Nothing here knows the game: buttons and LEDs are opaque names, the display
-takes 1-bit frames.  Hardware libraries (gpiozero, smbus2) are imported inside
-the functions that use them, so importing this package works on any machine;
-luma and Pillow only when a luma device or a Pillow image is handed over.
+takes 1-bit frames.  gpiozero is imported inside the functions that use it,
+so importing this package works on any machine; the OLED is written through
+Linux's i2c-dev file directly; luma and Pillow are imported only when a luma
+device or a Pillow image is handed over.
 """
 
 from .buttons import (

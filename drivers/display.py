@@ -83,7 +83,7 @@ def open_oled(
     ``rotate`` is in quarter turns clockwise (0-3); ``width`` x ``height`` in
     pixels, one of the sizes luma.oled supports for ``controller``.  ``bus``
     is an smbus2-like object to use instead of opening ``/dev/i2c-<port>``
-    (smbus2 is imported only to open one).  The panel has ``persist =
+    (:func:`drivers.oled.open_i2c_device`).  The panel has ``persist =
     True``, so leaving the program does not blank it.
 
     With ``init=True`` the controller is set up now, as luma's constructor

@@ -14,6 +14,7 @@ uses them for a panel and for a luma device alike.
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
     from .oled_init import OledInit
 
 __all__ = [
-    "COMMAND", "DATA", "I2C_RDWR_BLOCK", "SMBUS_BLOCK", "I2cLink", "OledPanel", "i2c_address",
-    "open_panel", "turn_pages", "write_frame", "write_span",
+    "COMMAND", "DATA", "I2C_DEVICE", "I2C_SLAVE", "I2C_WRITE_BLOCK", "SMBUS_BLOCK", "I2cLink",
+    "OledPanel", "i2c_address", "open_i2c_device", "open_panel", "turn_pages", "write_frame",
+    "write_span",
 ]
 
 #: The I2C control byte that starts a write of command bytes.
@@ -35,8 +37,9 @@ COMMAND: Final = 0x00
 DATA: Final = 0x40
 #: Most bytes in one SMBus block write (a ``bus`` given to :class:`I2cLink`).
 SMBUS_BLOCK: Final = 32
-#: Most RAM bytes in one ``i2c_rdwr`` write (the bus :class:`I2cLink` opens).
-I2C_RDWR_BLOCK: Final = 4096
+#: Most RAM bytes in one write to the i2c-dev file :class:`I2cLink` opens
+#: (luma's ``i2c_rdwr`` blocks).
+I2C_WRITE_BLOCK: Final = 4096
 
 _SSD1306_COLUMN_ADDR: Final = 0x21
 _SSD1306_PAGE_ADDR: Final = 0x22
@@ -54,39 +57,71 @@ def i2c_address(address: int | str) -> int:
         raise DriverConfigError(f"I2C device address invalid: {address}") from None
 
 
+I2C_SLAVE: Final = 0x0703
+"""``ioctl`` request of Linux's i2c-dev (``linux/i2c-dev.h``): the address the
+file's writes go to."""
+I2C_DEVICE: Final = "/dev/i2c-{port}"
+"""The i2c-dev file of an I2C adapter (``dtparam=i2c_arm=on`` makes port 1)."""
+
+
+def open_i2c_device(path: str, address: int) -> int:
+    """A descriptor of the i2c-dev file ``path`` whose writes go to ``address``.
+
+    Each ``write(2)`` on it is one I2C write (start, address, the bytes, stop):
+    on the wire what smbus2's ``write_i2c_block_data`` (the first byte its
+    "register") and ``i2c_rdwr`` with one write message send, so no smbus2 (and
+    its ctypes: 13M instructions of the device's start) is needed.
+    """
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        fcntl.ioctl(fd, I2C_SLAVE, address)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class I2cLink:
     """Command and RAM writes to one I2C address, as luma.core's ``i2c`` does.
 
     With ``bus`` (smbus2-like, already open and not closed here) every write
     is a ``write_i2c_block_data`` of at most :data:`SMBUS_BLOCK` bytes.
-    Without it, ``/dev/i2c-<port>`` is opened with smbus2 and RAM goes in
-    ``i2c_rdwr`` writes of up to :data:`I2C_RDWR_BLOCK` bytes; :meth:`cleanup`
-    closes it.  A command the display does not acknowledge raises
-    :class:`DisplayError`; a failed RAM write raises smbus2's ``OSError``.
+    Without it, ``/dev/i2c-<port>`` is opened (:func:`open_i2c_device`) and
+    written directly: commands in one write, RAM in writes of up to
+    :data:`I2C_WRITE_BLOCK` bytes, the transactions luma sends through smbus2;
+    :meth:`cleanup` closes it.  A command the display does not acknowledge
+    raises :class:`DisplayError`; a failed RAM write raises ``OSError``.
     """
 
     def __init__(self, address: int, *, port: int = 1, bus: Any = None) -> None:
         self.address = address
-        self._message: Any = None  # smbus2.i2c_msg.write for a bus opened here
+        self._fd = -1  # the i2c-dev file opened here, if no bus was given
         if bus is None:
-            import smbus2
-
             try:
-                bus = smbus2.SMBus(port)
+                self._fd = open_i2c_device(I2C_DEVICE.format(port=port), address)
             except OSError as exc:
                 if exc.errno == errno.ENOENT:
                     raise DisplayError(f"I2C device not found: {exc.filename}") from exc
                 if exc.errno in (errno.EPERM, errno.EACCES):
                     raise DisplayError(f"I2C device permission denied: {exc.filename}") from exc
                 raise
-            self._message = smbus2.i2c_msg.write
         self._bus = bus
+
+    def _write(self, payload: bytes) -> None:
+        written = os.write(self._fd, payload)
+        if written != len(payload):
+            raise OSError(errno.EIO, f"I2C write cut short: {written} of {len(payload)} bytes")
 
     def command(self, *cmd: int) -> None:
         """Send up to :data:`SMBUS_BLOCK` command bytes in one write."""
         assert len(cmd) <= SMBUS_BLOCK
         try:
-            self._bus.write_i2c_block_data(self.address, COMMAND, list(cmd))
+            if self._bus is None:
+                self._write(bytes((COMMAND, *cmd)))
+            else:
+                self._bus.write_i2c_block_data(self.address, COMMAND, list(cmd))
         except OSError as exc:
             if exc.errno in (errno.EREMOTEIO, errno.EIO):
                 raise DisplayError(
@@ -96,19 +131,19 @@ class I2cLink:
 
     def data(self, data: Sequence[int]) -> None:
         """Send RAM bytes, in as few writes as the bus allows."""
-        if self._message is None:
+        if self._bus is None:
+            for i in range(0, len(data), I2C_WRITE_BLOCK):
+                self._write(bytes((DATA, *data[i : i + I2C_WRITE_BLOCK])))
+        else:
             for i in range(0, len(data), SMBUS_BLOCK):
                 block = list(data[i : i + SMBUS_BLOCK])
                 self._bus.write_i2c_block_data(self.address, DATA, block)
-        else:
-            for i in range(0, len(data), I2C_RDWR_BLOCK):
-                block = list(data[i : i + I2C_RDWR_BLOCK])
-                self._bus.i2c_rdwr(self._message(self.address, [DATA, *block]))
 
     def cleanup(self) -> None:
-        """Close the bus if it was opened here."""
-        if self._message is not None:
-            self._bus.close()
+        """Close the i2c-dev file if it was opened here."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
 
 
 class Commandable(Protocol):

@@ -167,7 +167,7 @@ def test_open_oled_missing_display(bus):
 
 @pytest.mark.parametrize("init", [True, False])
 def test_open_oled_missing_bus(init):
-    """smbus2 opens /dev/i2c-99, which is not there: one line says so."""
+    """/dev/i2c-99 is not there: one line says so."""
     with pytest.raises(DisplayError) as info:
         open_oled(port=99, init=init)
     assert str(info.value) == (

@@ -9,7 +9,9 @@ regenerate with ``.venv/bin/python scripts/make_oled_init.py``.
 from __future__ import annotations
 
 import errno
+import os
 import random
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +32,7 @@ from drivers import (
     DriverConfigError,
     OledPanel,
     PageDiffDisplay,
+    oled,
     open_oled,
 )
 from drivers.display import record_luma
@@ -233,32 +236,79 @@ print(sorted({{m.split(".")[0] for m in sys.modules}} & {{"PIL", "luma", "smbus2
 
 @pytest.fixture
 def fake_smbus(monkeypatch):
-    """smbus2.SMBus replaced by a recording bus, for us and for luma alike."""
+    """smbus2.SMBus replaced by a recording bus, for luma's managed I2C."""
     monkeypatch.setattr(smbus2, "SMBus", FakeSMBus)
     monkeypatch.setattr(FakeSMBus, "opened", [])
     return FakeSMBus.opened
 
 
+class I2cFiles:
+    """Stands in for the i2c-dev files :func:`drivers.oled.open_i2c_device`
+    opens: each is one end of a real SOCK_SEQPACKET socket pair, so every
+    write(2) arrives as one packet (one I2C transaction) at the other end."""
+
+    def __init__(self) -> None:
+        self.opened: list[tuple[str, int, socket.socket, socket.socket]] = []
+
+    def open(self, path: str, address: int) -> int:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.opened.append((path, address, ours, theirs))
+        return ours.detach()
+
+    def log(self, index: int = 0) -> list[tuple[int, int, bytes]]:
+        """``(address, first byte, the rest)`` of each write, as FakeBus logs them."""
+        _, address, _, theirs = self.opened[index]
+        theirs.setblocking(False)
+        out = []
+        while True:
+            try:
+                packet = theirs.recv(1 << 16)
+            except BlockingIOError:
+                return out
+            if not packet:  # the writer closed its end
+                return out
+            out.append((address, packet[0], packet[1:]))
+
+    def closed(self, index: int = 0) -> bool:
+        """Whether the writer's descriptor was closed (the peer reads end of file)."""
+        _, _, _, theirs = self.opened[index]
+        theirs.setblocking(False)
+        try:
+            return theirs.recv(1 << 16, socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            return False
+
+
+@pytest.fixture
+def i2c_files(monkeypatch):
+    files = I2cFiles()
+    monkeypatch.setattr(oled, "open_i2c_device", files.open)
+    return files
+
+
 @pytest.mark.parametrize("controller", CONTROLLERS)
-def test_a_bus_opened_here_is_written_as_luma_writes_it(fake_smbus, controller):
-    """Managed: commands as block writes, RAM as one i2c_rdwr write per 4 KiB."""
+def test_a_bus_opened_here_is_written_as_luma_writes_it(i2c_files, fake_smbus, controller):
+    """Managed: the same I2C transactions as luma's (its block writes and
+    4 KiB i2c_rdwr messages through smbus2), written to /dev/i2c-N directly."""
     ours_screen = PageDiffDisplay(open_oled(controller, port=3, address="0x3D"))
     device = getattr(luma.oled.device, controller)(i2c(port=3, address="0x3D"))
     theirs_screen = PageDiffDisplay(device)
-    ours, theirs = fake_smbus
-    assert ours.port == theirs.port == 3
+    [theirs] = fake_smbus
+    [(path, address, _, _)] = i2c_files.opened
+    assert (path, address, theirs.port) == ("/dev/i2c-3", 0x3D, 3)
     for image in frames((128, 64)):
         assert ours_screen.show(PagedImage.from_image(image)) == theirs_screen.show(image)
-    assert ours.log == theirs.log and {address for address, _, _ in ours.log} == {0x3D}
+    ours = i2c_files.log()
+    assert ours == theirs.log and {address for address, _, _ in ours} == {0x3D}
     longest = 128 if controller == "sh1106" else 1024  # a page, or the whole frame
-    assert max(len(data) for _, _, data in ours.log) == longest  # in one write
+    assert max(len(data) for _, _, data in ours) == longest  # in one write
     ours_screen.close()
-    assert ours.closed
+    assert i2c_files.closed()
 
 
 @pytest.mark.parametrize("managed", [True, False])
-def test_the_link_splits_writes_as_lumas_i2c(fake_smbus, managed):
-    """32-byte block writes on a given bus, 4096-byte i2c_rdwr writes on one opened here."""
+def test_the_link_splits_writes_as_lumas_i2c(i2c_files, fake_smbus, managed):
+    """32-byte block writes on a given bus, writes of up to 4096 bytes on one opened here."""
     given = [FakeBus(), FakeBus()]
     ours = I2cLink(0x3C, port=2, bus=None if managed else given[0])
     theirs = i2c(port=2, bus=None if managed else given[1])
@@ -268,10 +318,24 @@ def test_the_link_splits_writes_as_lumas_i2c(fake_smbus, managed):
             link.data(list(range(256)) * (length // 256) + list(range(length % 256)))
         link.data(bytearray(b"\x01\x02"))
         link.cleanup()
-    buses = fake_smbus if managed else given
-    assert buses[0].log == buses[1].log
-    assert max(len(data) for _, _, data in buses[0].log) == (4096 if managed else 32)
-    assert len(fake_smbus) == (2 if managed else 0) and all(bus.closed for bus in fake_smbus)
+    if managed:
+        ours_log, theirs_log = i2c_files.log(), fake_smbus[0].log
+        assert i2c_files.closed() and fake_smbus[0].closed
+    else:
+        ours_log, theirs_log = given[0].log, given[1].log
+        assert not i2c_files.opened and not fake_smbus
+    assert ours_log == theirs_log
+    assert max(len(data) for _, _, data in ours_log) == (4096 if managed else 32)
+
+
+def test_the_i2c_file_is_told_its_address_and_closed_when_it_cannot_be():
+    """On a file that is not an I2C adapter the address ioctl fails (ENOTTY),
+    and the descriptor is not left open."""
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(OSError) as info:
+        oled.open_i2c_device("/dev/null", 0x3C)
+    assert info.value.errno == errno.ENOTTY
+    assert len(os.listdir("/proc/self/fd")) == before
 
 
 def test_a_bus_given_is_not_closed():
@@ -292,10 +356,10 @@ def test_a_bus_given_is_not_closed():
     ],
 )
 def test_opening_the_bus_fails(monkeypatch, error, message):
-    def refuse(port):
+    def refuse(path, address):
         raise error
 
-    monkeypatch.setattr(smbus2, "SMBus", refuse)
+    monkeypatch.setattr(oled, "open_i2c_device", refuse)
     with pytest.raises(DisplayError) as info:
         open_oled(init=False)
     assert str(info.value) == f"ssd1306 on I2C port 1 address 0x3C: {message}"
@@ -341,7 +405,7 @@ def test_cleanup_without_persist_is_lumas(controller):
 def test_config_errors_come_before_the_bus_is_opened(monkeypatch):
     """A bad size or address is reported even when the bus is not there (luma
     opened the bus first and said the bus was missing)."""
-    monkeypatch.setattr(smbus2, "SMBus", lambda port: pytest.fail("bus opened"))
+    monkeypatch.setattr(oled, "open_i2c_device", lambda path, address: pytest.fail("opened"))
     with pytest.raises(DriverConfigError, match="Unsupported display mode: 100 x 64"):
         open_oled(width=100, port=99)
     with pytest.raises(DriverConfigError, match="I2C device address invalid: zz"):

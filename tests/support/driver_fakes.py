@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpiozero.pins.mock import MockPin
 
-from drivers.oled import COMMAND, DATA, I2C_RDWR_BLOCK, SMBUS_BLOCK
+from drivers.oled import COMMAND, DATA, I2C_WRITE_BLOCK, SMBUS_BLOCK
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -63,7 +63,8 @@ class FakeBus:
 
 
 class FakeSMBus(FakeBus):
-    """Stands in for ``smbus2.SMBus(port)``: also records ``i2c_rdwr`` writes.
+    """Stands in for ``smbus2.SMBus(port)`` under luma's ``i2c`` (which opens
+    one when given no bus): also records ``i2c_rdwr`` writes.
 
     Each message is logged as ``(address, first byte, the rest)``, like a
     block write; ``opened`` keeps every bus made, ``closed`` says if closed.
@@ -80,7 +81,7 @@ class FakeSMBus(FakeBus):
     def i2c_rdwr(self, *messages: Any) -> None:
         for message in messages:
             raw = bytes(message)
-            assert len(raw) <= 1 + I2C_RDWR_BLOCK
+            assert len(raw) <= 1 + I2C_WRITE_BLOCK
             self._record(message.addr, raw[0], raw[1:])
 
     def close(self) -> None:
