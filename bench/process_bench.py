@@ -10,9 +10,10 @@ Both measures run real processes in this venv, alternating, best of
   (``python -m euchre_core.check one.log``-like: import ``euchre_core``, read the
   file, replay it) and ``python -c pass``;
 * many files: the games of ``replay_bench.py`` written as one card-level log a
-  file; ``euchre-referee replay`` over all of them, the engine alone over all of
-  them, and a process that loads OpenSpiel and applies each game's actions, read
-  from one file a game too.
+  file; ``euchre-referee replay --quiet`` (only the bad files said) and
+  ``euchre-referee replay`` (every file's hands table printed) over all of them,
+  the engine alone over all of them, and a process that loads OpenSpiel and
+  applies each game's actions, read from one file a game too.
 
 Byte-code caches are written to a temporary ``PYTHONPYCACHEPREFIX`` and warmed
 first, as an installed package has them (this environment may set
@@ -130,6 +131,7 @@ def main() -> int:
         many = [
             [python, "-c", OPENSPIEL, *actions],
             [python, "-c", ENGINE_ONLY, *logs],
+            [referee, "replay", "--quiet", *logs],
             [referee, "replay", *logs],
         ]
         for command in many:
@@ -137,14 +139,16 @@ def main() -> int:
             if done.returncode != 0:
                 print(f"failed: {' '.join(command[:3])} ... (exit {done.returncode})")
                 return 1
-        t_spiel, t_ours, t_cli_many = best_of(args.rounds, many, env)
+        t_spiel, t_ours, t_quiet, t_cli_many = best_of(args.rounds, many, env)
         print(f"many files: {args.games} games, {hands} hands, one file a game, "
               f"best of {args.rounds}")
         print(f"  OpenSpiel process (apply_action)    {t_spiel:7.3f} s    1.00x")
         print(f"  engine alone over the logs          {t_ours:7.3f} s    {t_ours / t_spiel:4.2f}x"
               "  (budget: 0.8x)")
+        print(f"  euchre-referee replay -q FILES      {t_quiet:7.3f} s    "
+              f"{t_quiet / t_spiel:4.2f}x  (budget: 0.8x)")
         print(f"  euchre-referee replay FILES         {t_cli_many:7.3f} s    "
-              f"{t_cli_many / t_spiel:4.2f}x")
+              f"{t_cli_many / t_spiel:4.2f}x  (and every file's hands table)")
     return 0
 
 

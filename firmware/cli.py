@@ -26,7 +26,8 @@ from .summary import summary_json, summary_line, summary_text
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    """Check each log; print a summary (or JSON lines); exit 1 if any is invalid."""
+    """Check each log; print a summary (or JSON lines, or only what is wrong);
+    exit 1 if any is invalid."""
     status = EXIT_OK
     for path in args.files:
         try:
@@ -46,7 +47,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             print(json.dumps(summary_json(path, result), ensure_ascii=False))
         elif result.error is not None:
             print(f"{path}:{result.error.line}: {result.error.reason}")
-        else:
+        elif not args.quiet:
             print(summary_text(path, result))
     return status
 
@@ -119,8 +120,10 @@ def _add_replay(commands: Any) -> None:
         description="Check each game log; print a summary, or FILE:LINE: reason. "
         "Exit 0 when all are valid, 1 when any is invalid, 2 on usage errors.",
     )
-    replay_parser.add_argument("--json", action="store_true",
-                               help="one JSON object per file per line")
+    output = replay_parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="one JSON object per file per line")
+    output.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the invalid files' FILE:LINE: reason (checking many)")
     replay_parser.add_argument("files", nargs="+", metavar="FILE")
     replay_parser.set_defaults(run=_cmd_replay)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from euchre_core import Game, HandResult, Replay, Rules, Seat, Team
+from euchre_core import SEATS, Game, HandResult, Replay, Rules, Seat, Team
 from euchre_core.events import (
     Call,
     Deal,
@@ -210,29 +210,34 @@ def summary_line(game: Game) -> str:
     return text
 
 
-def _result_row(game: Game, result: HandResult) -> tuple[str, str, str, str, str]:
-    maker = "-"
-    if result.maker is not None and result.trump is not None:
-        maker = f"{game.name(result.maker)} ({result.maker}) {result.trump.symbol}"
-        if result.alone:
-            maker += " alone"
-        if result.lone_defender is not None:
-            maker += f" vs {game.name(result.lone_defender)} alone"
-    tricks = "-" if result.maker_tricks is None else str(result.maker_tricks)
-    if result.how == "renege" and result.reneger is not None:
-        outcome = f"renege by {game.name(result.reneger)}"
-    else:
-        outcome = result.how
-    points = "-" if result.team is None else f"{result.team} +{result.points}"
-    return (str(result.number), f"{game.name(result.dealer)} ({result.dealer})", maker, tricks,
-            f"{outcome}: {points}" if result.team else outcome)
+def _result_rows(game: Game) -> list[tuple[str, str, str, str, str]]:
+    """The hands table's rows: number, dealer, maker and trump, tricks, result."""
+    seat = {each: f"{game.name(each)} ({each})" for each in SEATS}  # "Anna (N)", once a game
+    rows = []
+    for result in game.results:
+        maker = "-"
+        if result.maker is not None and result.trump is not None:
+            maker = f"{seat[result.maker]} {result.trump.symbol}"
+            if result.alone:
+                maker += " alone"
+            if result.lone_defender is not None:
+                maker += f" vs {game.name(result.lone_defender)} alone"
+        tricks = "-" if result.maker_tricks is None else str(result.maker_tricks)
+        if result.how == "renege" and result.reneger is not None:
+            outcome = f"renege by {game.name(result.reneger)}"
+        else:
+            outcome = result.how
+        if result.team is not None:
+            outcome = f"{outcome}: {result.team} +{result.points}"
+        rows.append((str(result.number), seat[result.dealer], maker, tricks, outcome))
+    return rows
 
 
 def summary_text(path: str, result: Replay) -> str:
     """A readable summary: hands table, score, next dealer, winner."""
     game = result.game
     rows = [("hand", "dealer", "maker, trump", "tricks", "result")]
-    rows += [_result_row(game, hand) for hand in game.results]
+    rows += _result_rows(game)
     widths = [max(map(len, column)) for column in zip(*rows)]
     lines = [f"{path}: game {max(game.game_number, 1)}, {game.hands_played} hands"]
     lines += ["  " + "  ".join(map(str.ljust, row, widths)) for row in rows]

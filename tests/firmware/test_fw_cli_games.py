@@ -107,3 +107,17 @@ def test_help_is_wrapped_as_argparse_wraps_it_without_shutil(columns: str) -> No
     assert ours.startswith("False\n") and stock.startswith("False\n")
     assert ours == stock
     assert max(map(len, ours.splitlines())) <= int(columns)
+
+
+def test_quiet_replay_prints_only_the_bad_files(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    good, bad = str(examples / "full-game.log"), str(examples / "bad.log")
+    assert main(["replay", "--quiet", good]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["replay", "-q", good, bad, good]) == 1
+    assert capsys.readouterr().out == f"{bad}:7: Ragnar sits out: Anna went alone\n"
+    with pytest.raises(SystemExit) as info:
+        main(["replay", "--quiet", "--json", good])
+    assert info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
