@@ -45,8 +45,8 @@ _RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})  # bidi classes of Hebrew, Arabic
 
 
 class FontsMissing(FileNotFoundError):
-    """A font file the screens need is not where the install put it; the
-    message names the file."""
+    """A font file the screens need is not where the install put it (or is
+    damaged); the message names the file."""
 
 
 class Fonts(NamedTuple):
@@ -79,10 +79,13 @@ def _strike(font_dir: Path, font_name: str, size: int) -> BitmapFont:
     try:
         return load_strike(font_name, size, font_dir)
     except FileNotFoundError:
-        raise FontsMissing(
-            f"font file {cells_path(font_name, size, font_dir)} is missing: it ships with "
-            "euchre-referee (firmware/fontfiles); reinstall it (pip install .)"
-        ) from None
+        problem = f"font file {cells_path(font_name, size, font_dir)} is missing"
+    except ValueError as error:  # not a cells file, or cut short
+        problem = f"font file {error}"
+    raise FontsMissing(
+        f"{problem}: it ships with euchre-referee (firmware/fontfiles); "
+        "reinstall it (pip install .)"
+    )
 
 
 @lru_cache(maxsize=4)

@@ -63,9 +63,12 @@ class BitmapFont:
 
     def __init__(self, path: Path) -> None:
         data = path.read_bytes()
-        magic, advance, size, column_bytes, count = HEADER.unpack_from(data)
-        if magic != MAGIC:
+        if len(data) < HEADER.size or data[:len(MAGIC)] != MAGIC:
             raise ValueError(f"{path} is not a glyph cells file")
+        _, advance, size, column_bytes, count = HEADER.unpack_from(data)
+        expected = HEADER.size + 4 * count + (count + 1) * advance * column_bytes
+        if len(data) != expected:
+            raise ValueError(f"{path} is damaged: {len(data)} bytes, not {expected}")
         self.path = path
         self.size: int = size
         """Cell height in px (the strike)."""
@@ -131,7 +134,8 @@ _loaded: dict[Path, BitmapFont] = {}
 
 def load_strike(font_name: str, size: int, font_dir: Path = FONT_DIR) -> BitmapFont:
     """The strike of ``font_name`` at ``size`` px (read once).  Raises
-    ``FileNotFoundError`` when its ``.cells`` file is missing."""
+    ``FileNotFoundError`` when its ``.cells`` file is missing, ``ValueError``
+    when it is not one or is damaged (the wrong length)."""
     path = cells_path(font_name, size, font_dir)
     font = _loaded.get(path)
     if font is None:

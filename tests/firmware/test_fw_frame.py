@@ -170,3 +170,21 @@ def test_fonts_are_read_from_the_install() -> None:
     assert FONT_DIR == ROOT / "firmware" / "fontfiles"
     assert sorted(path.name for path in FONT_DIR.glob("*.cells")) == sorted(
         cells_path(font_name, size).name for font_name, size in CELLS_FILES)
+
+
+def test_a_damaged_cells_file_is_named_with_the_fix(tmp_path: Path) -> None:
+    """A cut-short glyph file (a damaged install) is refused by name, as a
+    missing one is: never drawn from."""
+    from firmware.fonts import FontsMissing, load_fonts
+
+    for font_name, size in CELLS_FILES:
+        (tmp_path / cells_path(font_name, size).name).write_bytes(
+            cells_path(font_name, size).read_bytes())
+    damaged = tmp_path / "terminus-bold-18.cells"
+    damaged.write_bytes(damaged.read_bytes()[:-7])
+    with pytest.raises(FontsMissing) as info:
+        load_fonts(tmp_path)
+    assert str(info.value) == (
+        f"font file {damaged} is damaged: {damaged.stat().st_size} bytes, not "
+        f"{damaged.stat().st_size + 7}: it ships with euchre-referee (firmware/fontfiles); "
+        "reinstall it (pip install .)")
