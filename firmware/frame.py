@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["Frame"]
 
 WIDTH: Final = 128
+"""The screen's width in px (the OLED's 128 columns)."""
 HEIGHT: Final = 64
+"""The screen's height in px (8 pages of 8 rows)."""
 PAGE_ROWS: Final = 8  # rows of one controller page: one byte of a column
 
 

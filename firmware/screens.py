@@ -2,9 +2,9 @@
 
 ``render(view)`` returns a :class:`~firmware.frame.Frame`, 128x64 at 1 bit a
 pixel, white (a lit OLED pixel, 255 as Pillow reports it) on black (0), drawn
-without Pillow (``frame.to_image()`` gives the Pillow image).  One layout per ``view.kind``;
-``view.message`` is drawn over any of them as a framed box (inverted for an
-error), ``view.flags`` as tiny marks in the top-right corner.
+without Pillow (``frame.to_image()`` gives the Pillow image).  One layout per
+``view.kind``; ``view.message`` is drawn over any of them as a framed box
+(inverted for an error), ``view.flags`` as tiny marks in the top-right corner.
 
 Text is Terminus 12 px (6x12 cells, 21 characters a line) unless a layout
 says otherwise.  On the table screen the score and the dealer are Terminus
@@ -25,7 +25,7 @@ from typing import Final
 
 from .buttons import SHORT_LABELS
 from .fonts import STRIKES, Fonts, load_fonts
-from .frame import Frame
+from .frame import HEIGHT, WIDTH, Frame
 from .glyphs import BitmapFont
 from .view import Choice, View, suit_symbol, suit_word
 
@@ -35,8 +35,6 @@ __all__ = [
     "wrap_lines",
 ]
 
-WIDTH: Final = 128
-HEIGHT: Final = 64
 ON: Final = 255  # a lit pixel; stored as bit 1 (Pillow keeps mode "1" pixels as 0/255)
 OFF: Final = 0
 ELLIPSIS: Final = "…"
