@@ -55,8 +55,8 @@ def _glyph_origin(x: float, y: float) -> tuple[int, int]:
 
 
 class Frame:
-    """A ``width`` x ``height`` 1-bit picture (``height`` at most 64 is not
-    required; rows are bits of an int)."""
+    """A ``width`` x ``height`` 1-bit picture, the screen's 128x64 unless told
+    otherwise (any size: a column is an int of ``height`` bits)."""
 
     mode: Final = "1"
 
@@ -94,19 +94,24 @@ class Frame:
         x, y = xy
         return 255 if self.columns[x] >> y & 1 else 0
 
+    def _stacked(self) -> tuple[int, bytes]:
+        """The page count, and every column as that many bytes, little-endian,
+        left to right (byte ``page_count * x + p`` is column x's page p)."""
+        page_count = -(-self.height // PAGE_ROWS)
+        return page_count, b"".join(column.to_bytes(page_count, "little")
+                                    for column in self.columns)
+
     def pages(self) -> list[bytes]:
         """The controller's pages, top first: bit k of byte x of page p is
         pixel (x, 8p + k) lit."""
-        page_count = -(-self.height // PAGE_ROWS)
-        stacked = b"".join(column.to_bytes(page_count, "little") for column in self.columns)
+        page_count, stacked = self._stacked()
         return [stacked[page::page_count] for page in range(page_count)]
 
     def to_image(self) -> Image.Image:
         """The same picture as a Pillow mode "1" image."""
         from PIL import Image
 
-        page_count = -(-self.height // PAGE_ROWS)
-        stacked = b"".join(column.to_bytes(page_count, "little") for column in self.columns)
+        page_count, stacked = self._stacked()
         # Each column is a row of the transposed image, its pixels least significant bit first.
         sideways = Image.frombytes("1", (page_count * PAGE_ROWS, self.width), stacked, "raw", "1;R")
         return sideways.transpose(Image.Transpose.TRANSPOSE).crop((0, 0, self.width, self.height))
