@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from euchre_core import Game, Team, replay  # noqa: E402
 from euchre_core.codes import CODES, SLOW_CODE, read_deal  # noqa: E402
-from euchre_core.log import HEADER, parse_line, strip_line  # noqa: E402
+from euchre_core.lines import strip_line  # noqa: E402
+from euchre_core.log import HEADER, parse_line  # noqa: E402
 
 
 def read_only(text: str) -> int:

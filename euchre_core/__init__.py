@@ -20,7 +20,8 @@ from .cards import (
 )
 from .events import Event, LogSyntaxError, Players, name_problem, parse_event
 from .game import DEFAULT_NAMES, Game, HandResult, IllegalEntry, Phase, score_hand
-from .log import LogError, Replay, checksum, replay, write_log
+from .lines import checksum
+from .log import LogError, Replay, replay, write_log
 from .rules import RULE_KEYS, Rules, RulesError
 
 __all__ = [

@@ -44,6 +44,7 @@ from .events import (
     parse_tokens,
     split_line,
 )
+from .lines import strip_line
 from .play import CARD_INDEX, LANE, SEAT_INDEX, SUIT_INDEX, lanes
 
 PLAY, ENTRY, OPEN, CHECK, BLANK, DEAL, SLOW = range(7)
@@ -106,10 +107,6 @@ UPCARD_SUIT_OF: Final = _table()
 PASS_SEAT_OF: Final = _table()
 BID_SEAT_OF: Final = _table()
 """Seat int of an ``order``/``call``/``make`` line."""
-BID_SUIT_OF: Final = _table()
-"""Suit int named by a ``call``/``make`` line (-1 for ``order``: the upcard's suit)."""
-BID_ROUND_OF: Final = _table()
-"""1 for ``order``, 2 for ``call``, 0 for ``make`` (round not recorded)."""
 ALONE_OF: Final = [False] * len(EVENTS)
 DISCARD_CARD_OF: Final = _table()
 TRICK_SEAT_OF: Final = _table()
@@ -125,11 +122,6 @@ for _code, _event in enumerate(EVENTS):
     elif isinstance(_event, (Order, Call, Make)):
         BID_SEAT_OF[_code] = SEAT_INDEX[_event.seat]
         ALONE_OF[_code] = _event.alone
-        if isinstance(_event, Order):
-            BID_ROUND_OF[_code] = 1
-        else:
-            BID_SUIT_OF[_code] = SUIT_INDEX[_event.suit]
-            BID_ROUND_OF[_code] = 2 if isinstance(_event, Call) else 0
     elif isinstance(_event, Discard):
         DISCARD_CARD_OF[_code] = CARD_INDEX[_event.card]
     elif isinstance(_event, Trick):
@@ -171,8 +163,6 @@ class _Codes(dict[str, int]):
     def __missing__(self, raw: str) -> int:
         if raw[:5] == "deal ":
             return DEAL_CODE  # every deal line differs: read by read_deal, not memoised
-        from .log import strip_line
-
         try:
             event = parse_stripped(strip_line(raw))
         except LogSyntaxError:
@@ -190,7 +180,7 @@ class _Codes(dict[str, int]):
 
 
 _ALL_TABLES: Final = (
-    UPCARD_CARD_OF, UPCARD_SUIT_OF, PASS_SEAT_OF, BID_SEAT_OF, BID_SUIT_OF, BID_ROUND_OF,
+    UPCARD_CARD_OF, UPCARD_SUIT_OF, PASS_SEAT_OF, BID_SEAT_OF,
     DISCARD_CARD_OF, TRICK_SEAT_OF,
 )
 CODES: Final = _Codes(
@@ -204,40 +194,48 @@ CODES: Final = _Codes(
 _DEAL_FIELDS: Final = Struct("13s6s2s" + "9s6s2s" * 3)
 """The canonical deal line, 72 bytes, cut in twelve: per seat its head and first
 two cards (``deal N=9S,TS,``, `` E=9S,TS,``), two more cards, the last card."""
-_DealTables = tuple[dict[bytes, int], dict[bytes, int], dict[bytes, int]]
+_Table = dict[bytes, int]
+_DealTables = tuple[tuple[_Table, _Table, _Table, _Table], _Table, _Table]
 
 
 @cache
 def _deal_tables() -> _DealTables:
-    """The heads, pairs and last cards of :data:`_DEAL_FIELDS`, to their cards'
-    bits in lane 0 (made on the first deal read: few programs read one)."""
+    """Per seat, its own head (``deal N=``, `` E=``, `` S=``, `` W=``) with the
+    first two cards; the pairs; the last cards, each to their cards' bits in lane
+    0 (made on the first deal read: few programs read one).  A head is looked up
+    only in its own seat's table, so a line naming a seat twice, or its seats in
+    another order, is not the writer's form (the parser then reads it)."""
     pairs: dict[str, int] = {
         f"{a},{b},": 1 << CARD_INDEX[a] | 1 << CARD_INDEX[b]
         for a in DECK for b in DECK if a is not b
     }
-    heads: dict[bytes, int] = {}
-    for head in ["deal N", *(f" {seat}" for seat in SEATS[1:])]:
-        heads.update({f"{head}={text}".encode(): cards for text, cards in pairs.items()})
+    heads = tuple(
+        {f"{head}={text}".encode(): cards for text, cards in pairs.items()}
+        for head in ["deal N", *(f" {seat}" for seat in SEATS[1:])]
+    )
     ones = {str(card).encode(): 1 << CARD_INDEX[card] for card in DECK}
-    return heads, {text.encode(): cards for text, cards in pairs.items()}, ones
+    north, east, south, west = heads
+    return (north, east, south, west), {
+        text.encode(): cards for text, cards in pairs.items()
+    }, ones
 
 
 def read_deal(line: str) -> int | None:
     """The hands int (:mod:`euchre_core.play`) of a deal line in the writer's
     exact form (its event is then ``Deal.from_line(line)``); None for any other
-    line, or one dealing a card twice (those go through the parser, which says
-    what is wrong)."""
+    line (seats named in another order, or twice), or one dealing a card twice
+    (those go through the parser, which says what is wrong)."""
     if len(line) != 72:
         return None
-    heads, pairs, ones = _deal_tables()
+    (north_heads, east_heads, south_heads, west_heads), pairs, ones = _deal_tables()
     try:
         n1, n2, n3, e1, e2, e3, s1, s2, s3, w1, w2, w3 = _DEAL_FIELDS.unpack(line.encode())
         # A seat's three parts as a sum: it has all five bits only when they
         # are five different cards (a card twice carries into fewer bits).
-        north = heads[n1] + pairs[n2] + ones[n3]
-        east = heads[e1] + pairs[e2] + ones[e3]
-        south = heads[s1] + pairs[s2] + ones[s3]
-        west = heads[w1] + pairs[w2] + ones[w3]
+        north = north_heads[n1] + pairs[n2] + ones[n3]
+        east = east_heads[e1] + pairs[e2] + ones[e3]
+        south = south_heads[s1] + pairs[s2] + ones[s3]
+        west = west_heads[w1] + pairs[w2] + ones[w3]
     except (KeyError, StructError):  # another form (non-ASCII text is longer: StructError)
         return None
     if (north | east | south | west).bit_count() != 20:  # a card twice
@@ -250,8 +248,6 @@ def deal_of(line: str) -> tuple[Deal, int] | None:
     takes (a checksum, a comment...); None for any other line, or a deal it
     refuses (the engine then says what is wrong, line by line).  The writer's
     exact form is read faster by :func:`read_deal` and ``Deal.from_line``."""
-    from .log import strip_line
-
     try:
         event = parse_stripped(strip_line(line))
     except LogSyntaxError:

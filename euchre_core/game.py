@@ -208,7 +208,13 @@ _Shape = tuple[int, Any, tuple[int, ...], _play.Block]
 """Who plays a hand: cards in a trick, the turn orders (``play.turn_orders``),
 the first leader (seat int) for each dealer (seat int), and the checker of the
 hand's five tricks (``play.trick_block``)."""
-_FastTables = tuple[tuple[tuple[tuple[_Verdict, ...], ...], ...], tuple[tuple[_Shape, ...], ...]]
+_Bids = dict[int, tuple[int, int] | None]
+"""The bids met so far: one int for the bid's line code, passes before it,
+upcard's suit and dealer, to its round and trump (suit
+int), or None when the engine refuses it (:func:`_bid_verdict`)."""
+_FastTables = tuple[
+    tuple[tuple[tuple[_Verdict, ...], ...], ...], tuple[tuple[_Shape, ...], ...], _Bids
+]
 _FAST: Final[dict[int, tuple[Rules, _FastTables]]] = {}
 
 
@@ -219,7 +225,8 @@ def _fast_tables(rules: Rules) -> _FastTables:
     * ``verdicts[maker][alone][odd]``: how a hand played out without a lone
       defender ends, when the maker (seat int) went alone or not and E and W
       took ``odd`` tricks;
-    * ``shapes[alone][maker]``: who plays (:data:`_Shape`).
+    * ``shapes[alone][maker]``: who plays (:data:`_Shape`);
+    * ``bids``: the verdicts on the bids met so far (:func:`_bid_verdict`).
     """
     known = _FAST.get(id(rules))
     if known is not None and known[0] is rules:
@@ -253,14 +260,34 @@ def _fast_tables(rules: Rules) -> _FastTables:
     )
     if len(_FAST) >= 64:  # a bound: rules objects come and go on a long-running device
         _FAST.clear()
-    tables = (tuple(verdicts), shapes)
+    tables: _FastTables = (tuple(verdicts), shapes, {})
     _FAST[id(rules)] = (rules, tables)
     return tables
 
 
-_BID_SEAT_OF, _BID_ROUND_OF, _BID_SUIT_OF, _ALONE_OF = (
-    _c.BID_SEAT_OF, _c.BID_ROUND_OF, _c.BID_SUIT_OF, _c.ALONE_OF
-)
+def _bid_verdict(
+    rules: Rules, code: int, passes: int, up_suit: int, dealer: int
+) -> tuple[int, int] | None:
+    """The bidding round and trump (suit int) of the bid on a line of ``code``
+    after ``passes`` passes in turn from the dealer's left, or None when the
+    engine refuses it: judged by :meth:`Game._bid` itself on a game brought to
+    that point, so the replay's fast path has no bidding rule of its own."""
+    probe = Game(rules)
+    probe.push(NewGame(SEATS[dealer]))
+    probe.push(Upcard(_play.SUITS[up_suit]))
+    for turn in range(1, passes + 1):
+        if probe.offer(Pass(SEATS[(dealer + turn) % 4])) is not None:
+            return None
+    bid = _c.EVENTS[code]
+    assert isinstance(bid, (Order, Call, Make))
+    if probe.offer(bid) is not None:
+        return None
+    hand = probe.hand
+    assert hand.round is not None and hand.trump is not None
+    return hand.round, _SUIT_INDEX[hand.trump]
+
+
+_BID_SEAT_OF, _ALONE_OF = _c.BID_SEAT_OF, _c.ALONE_OF
 _PASS_RUNS: Final = tuple(
     tuple(_c.CODES[Pass(SEATS[(dealer + turn) % 4]).line()] for turn in range(1, 9)) + (-1,)
     for dealer in range(4)
@@ -762,14 +789,14 @@ class Game(Record):
         if self.phase is not _IN_GAME or length != hand.start:
             return index
         rules, owed, score = self.rules, self._owed, self.score
-        (verdicts, shapes), target = _fast_tables(rules), rules.target
+        (verdicts, shapes, bids), target = _fast_tables(rules), rules.target
         kinds, score_of = _c.KIND, _c.SCORE_OF
         read_deal = _c.read_deal
         upcard_of, discard_of, trick_of = _c.UPCARD_CARD_OF, _c.DISCARD_CARD_OF, _c.TRICK_SEAT_OF
         lead = _play.LEAD
         number, dealer = hand.number, _SEAT_INDEX[hand.dealer]
         ns, ew = score[_NS], score[_EW]
-        run_of, canadian = _PASS_RUNS, rules.canadian_loner
+        run_of = _PASS_RUNS
         first, count = index, len(codes)
         while index < count:
             code = codes[index]
@@ -795,8 +822,8 @@ class Game(Record):
                         break
                 else:
                     break
-                # The bidding, by Game._bid's rules: passes in turn from the dealer's
-                # left (not eight: stick the dealer, or a hand thrown in), the call.
+                # The bidding: passes in turn from the dealer's left (not eight: a
+                # hand thrown in goes line by line), then a bid, judged by Game._bid.
                 run, passes = run_of[dealer], 0
                 while codes[at] == run[passes]:
                     at += 1
@@ -805,19 +832,15 @@ class Game(Record):
                 maker = _BID_SEAT_OF[code]
                 if passes == 8 or maker < 0:
                     break
-                bid_round = _BID_ROUND_OF[code]
-                trump = up_suit if bid_round == 1 else _BID_SUIT_OF[code]
-                if bid_round == 0:  # make: the upcard's suit means round 1
-                    bid_round = 1 if trump == up_suit else 2
-                if bid_round == 2 and trump == up_suit:
+                key = ((code * 8 + passes) * 4 + up_suit) * 4 + dealer  # one int per bid
+                try:
+                    bid = bids[key]
+                except KeyError:
+                    bid = bids[key] = _bid_verdict(rules, code, passes, up_suit, dealer)
+                if bid is None:
                     break
-                if passes and (
-                    (bid_round == 1) != (passes < 4) or maker != (dealer + 1 + passes) % 4
-                ):
-                    break
+                bid_round, trump = bid
                 alone = _ALONE_OF[code]
-                if canadian and bid_round == 1 and maker == (dealer + 2) % 4 and not alone:
-                    break
                 at += 1
                 if held is None:  # five trick lines, no partner of a lone maker
                     end = at + 5

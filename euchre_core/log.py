@@ -9,7 +9,6 @@ back gives the same state and the same entries (preceded by ``rules`` and
 
 from __future__ import annotations
 
-import binascii
 from typing import Final
 
 from .cards import Team
@@ -40,6 +39,7 @@ from .events import (
     WinnerCheck,
 )
 from .game import DEFAULT_NAMES, Game, IllegalEntry, Phase
+from .lines import strip_line, with_checksum
 from .rules import Rules
 from .value import Record, Value
 
@@ -77,56 +77,6 @@ class Replay(Record):
     @property
     def ok(self) -> bool:
         return self.error is None
-
-
-def checksum(text: str) -> str:
-    """CRC-16/CCITT-FALSE of ``text``'s UTF-8 bytes, as four upper-case hex digits."""
-    return f"{binascii.crc_hqx(text.encode('utf-8'), 0xFFFF):04X}"
-
-
-def with_checksum(line: str) -> str:
-    """``line`` followed by ``*XXXX``."""
-    return f"{line}*{checksum(line)}"
-
-
-_HEX: Final = frozenset("0123456789abcdefABCDEF")
-
-
-def strip_line(raw: str) -> str:
-    """A raw line without its checksum (verified) and comment, trimmed.
-
-    Raises LogSyntaxError for a checksum that does not match.
-    """
-    text = raw.rstrip("\r\n")
-    stripped = text.rstrip()
-    if len(stripped) >= 5 and stripped[-5] == "*" and _HEX.issuperset(stripped[-4:]):
-        body = stripped[:-5]
-        expected = checksum(body)
-        if stripped[-4:].upper() != expected:
-            raise LogSyntaxError(
-                f"checksum mismatch: the line says *{stripped[-4:]}, its text gives *{expected}"
-            )
-        text = body
-    if "#" in text:
-        text = _strip_comment(text)
-    return text.strip()
-
-
-def _strip_comment(text: str) -> str:
-    if '"' not in text:
-        return text.partition("#")[0]
-    in_quotes = False
-    escaped = False
-    for index, char in enumerate(text):
-        if escaped:
-            escaped = False
-        elif char == "\\" and in_quotes:
-            escaped = True
-        elif char == '"':
-            in_quotes = not in_quotes
-        elif char == "#" and not in_quotes:
-            return text[:index]
-    return text
 
 
 def parse_line(text: str) -> Event | None:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Final
 
 from euchre_core import Game, LogError, LogSyntaxError, Replay, replay
-from euchre_core.log import HEADER, strip_line
+from euchre_core.lines import strip_line
+from euchre_core.log import HEADER
 
 from .link.protocol import not_utf8_reason, too_many_lines_reason
 

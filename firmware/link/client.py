@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from drivers.serialport import LineAssembler, TooLong
-from euchre_core.log import with_checksum
+from euchre_core.lines import with_checksum
 
 from .protocol import (
     CANCEL,

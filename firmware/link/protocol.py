@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Final, NamedTuple
 
 from euchre_core import checksum
-from euchre_core.log import with_checksum
+from euchre_core.lines import with_checksum
 
 PROTOCOL_VERSION: Final = 1
 DEFAULT_BAUDRATE: Final = 115200

@@ -42,7 +42,8 @@ from euchre_core import (
     replay,
 )
 from euchre_core.events import Players, ScoreCheck, SetRules, Undo, WinnerCheck, parse_event
-from euchre_core.log import HEADER, strip_line
+from euchre_core.lines import strip_line
+from euchre_core.log import HEADER
 
 from ..app import Referee
 from ..fonts import screen_name_problem

@@ -41,7 +41,7 @@ from euchre_core import (
 from euchre_core import play as fast
 from euchre_core.codes import CODES, deal_of, read_deal
 from euchre_core.events import Deal, Order, Pass, Upcard, parse_event
-from euchre_core.log import with_checksum
+from euchre_core.lines import with_checksum
 
 HEADER = "euchre-log 1"
 
@@ -208,6 +208,25 @@ def test_read_deal_takes_only_the_canonical_form_and_deal_of_every_spelling() ->
     assert deal_of(HAND[1]) is None
 
 
+def test_a_deal_line_s_seat_labels_are_read_as_written() -> None:
+    """Each seat's head is checked at its place: a seat named twice, two seats'
+    labels swapped, the seats in another order all replay as the engine says."""
+    head, *fields = HAND[0].split(" ")
+    north, east, south, west = fields
+    east_twice = " ".join([head, north, east, south, "E=" + west[2:]])
+    swapped = " ".join([head, north, "W=" + east[2:], south, "E=" + west[2:]])
+    assert read_deal(east_twice) is None and read_deal(swapped) is None
+    game = ["euchre-log 1", "game dealer=N"]
+    assert agree("\n".join([*game, east_twice, *HAND[1:]]) + "\n") == "refused"
+    assert replay("\n".join([*game, east_twice])).error.reason == "deal: seat E dealt twice"  # type: ignore[union-attr]
+    assert agree("\n".join([*game, swapped, *HAND[1:]]) + "\n") == "refused"
+    from itertools import permutations
+
+    for order in permutations(fields):  # the same deal, the seats in any order: valid
+        line = " ".join([head, *order])
+        assert agree("\n".join([*game, line, *HAND[1:]]) + "\n", deep=True) == "valid"
+
+
 def test_a_deal_made_from_its_line_is_the_parsed_deal() -> None:
     parsed, lazy = parse_event(HAND[0]), Deal.from_line(HAND[0])
     assert lazy.line() == HAND[0]
@@ -280,7 +299,7 @@ def mutate(rng: random.Random, lines: list[str]) -> list[str]:
     new = list(lines)
     index = rng.randrange(1, len(new))
     line = new[index]
-    how = rng.randrange(9)
+    how = rng.randrange(11)
     seats, cards = "NESW", [f"{r}{s}" for s in "SHDC" for r in "9TJQKA"]
     if how == 0:
         del new[index]
@@ -307,9 +326,32 @@ def mutate(rng: random.Random, lines: list[str]) -> list[str]:
         new[index] = line + " alone" if " alone" not in line else line.replace(" alone", "")
     elif how == 7:
         new[index] = line.lower() if rng.random() < 0.5 else line + "  # note"
-    else:
+    elif how == 8:
         seat = rng.choice(seats)
         new[index] = line[:5] + seat + line[6:] if len(line) > 6 else line
+    elif how == 9:  # any field's label or value: a seat named twice, a label swapped, ...
+        tokens = line.split(" ")
+        labelled = [at for at, token in enumerate(tokens) if "=" in token]
+        if labelled:
+            at = rng.choice(labelled)
+            label, _, value = tokens[at].partition("=")
+            if rng.random() < 0.5:
+                label = rng.choice([*seats, "NS", "EW", "dealer", label.lower()])
+            else:
+                value = rng.choice([value.lower(), value[::-1], value.replace(",", "", 1),
+                                    ",".join(rng.sample(cards, 5)), "3"])
+            tokens[at] = f"{label}={value}"
+            new[index] = " ".join(tokens)
+    else:  # a line's labelled fields in another order, or two fields' labels swapped
+        head, *fields = line.split(" ")
+        if len(fields) > 1 and all("=" in field for field in fields):
+            if rng.random() < 0.5:
+                rng.shuffle(fields)
+            else:
+                a, b = rng.sample(range(len(fields)), 2)
+                (la, _, va), (lb, _, vb) = fields[a].partition("="), fields[b].partition("=")
+                fields[a], fields[b] = f"{lb}={va}", f"{la}={vb}"
+            new[index] = " ".join([head, *fields])
     return new
 
 

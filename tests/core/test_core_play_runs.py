@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from euchre_core import DECK, SEATS, Game, IllegalEntry, LogSyntaxError, Seat, Team, replay
-from euchre_core.log import apply_event, parse_line, strip_line
+from euchre_core.lines import strip_line
+from euchre_core.log import apply_event, parse_line
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 HEADER = "euchre-log 1"

@@ -18,7 +18,7 @@ from support.serial_kit import FULL_GAME, Device, Host, answer_bytes
 
 from euchre_core import checksum, replay, write_log
 from euchre_core.events import parse_event
-from euchre_core.log import with_checksum
+from euchre_core.lines import with_checksum
 from firmware.link.protocol import MAX_LINE
 from firmware.link.service import HELP
 from firmware.store import Store

@@ -22,7 +22,7 @@ from support.serial_kit import Device, Host, wait_for
 
 from drivers.serialport import LineAssembler, TooLong
 from euchre_core import LogSyntaxError, checksum, write_log
-from euchre_core.log import strip_line, with_checksum
+from euchre_core.lines import strip_line, with_checksum
 from firmware.app import Referee
 from firmware.config import Config
 from firmware.link.protocol import MAX_LINE
