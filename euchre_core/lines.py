@@ -1,6 +1,7 @@
 """A log line's spelling, below everything that reads one: its checksum
 (``*XXXX``, CRC-16/CCITT-FALSE), its comment (``# ...`` outside quotes), its
-surrounding white space.  Imports nothing of the package but its errors."""
+surrounding white space, and the characters no line may hold.  Imports
+nothing of the package but its errors."""
 
 from __future__ import annotations
 
@@ -9,7 +10,22 @@ from typing import Final
 
 from .events import LogSyntaxError
 
-__all__ = ["checksum", "strip_line", "with_checksum"]
+__all__ = ["CONTROL_CODES", "checksum", "control_reason", "strip_line", "with_checksum"]
+
+CONTROL_CODES: Final = frozenset([*range(0x20), 0x7F]) - {0x09}
+"""The characters (code points) no log line holds: the C0 controls but TAB,
+and DEL.  The replay refuses them and ``send`` does not send them."""
+
+
+def control_reason(text: str) -> str | None:
+    """Why ``text`` (a line without its end) is no log line: its first control
+    character; None when it holds none."""
+    if text.isprintable():  # the common case, in C (a TAB or a rarer character: look)
+        return None
+    for char in text:
+        if ord(char) in CONTROL_CODES:
+            return f"a control character (0x{ord(char):02X}) in the line: a log line holds none"
+    return None
 
 
 def checksum(text: str) -> str:
@@ -28,9 +44,13 @@ _HEX: Final = frozenset("0123456789abcdefABCDEF")
 def strip_line(raw: str) -> str:
     """A raw line without its checksum (verified) and comment, trimmed.
 
-    Raises LogSyntaxError for a checksum that does not match.
+    Raises LogSyntaxError for a checksum that does not match, or a control
+    character (:data:`CONTROL_CODES`).
     """
     text = raw.rstrip("\r\n")
+    control = control_reason(text)
+    if control is not None:
+        raise LogSyntaxError(control)
     stripped = text.rstrip()
     if len(stripped) >= 5 and stripped[-5] == "*" and _HEX.issuperset(stripped[-4:]):
         body = stripped[:-5]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from drivers.serialport import LineAssembler, TooLong
-from euchre_core.lines import with_checksum
+from euchre_core.lines import CONTROL_CODES, control_reason, with_checksum
 
 from .protocol import (
     CANCEL,
@@ -291,8 +291,8 @@ def armoured(line: bytes) -> bytes:
     return with_checksum(text).encode("utf-8")
 
 
-_CONTROL: Final = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
-"""Bytes the laptop never sends inside a log line (a TAB is fine)."""
+_CONTROL: Final = re.compile(b"[" + re.escape(bytes(sorted(CONTROL_CODES))) + b"]")
+"""Bytes no log line holds (``euchre_core.lines.CONTROL_CODES``): never sent."""
 
 
 def log_lines(data: bytes) -> list[bytes]:
@@ -313,10 +313,9 @@ def log_lines(data: bytes) -> list[bytes]:
         if b"\r" in line:
             raise ValueError(f"line {number}: a carriage return inside the line "
                              "(the serial link would split it)")
-        control = _CONTROL.search(line)
-        if control is not None:
-            raise ValueError(f"line {number}: a control character (0x{control.group()[0]:02X}) "
-                             "in the line: the serial link does not carry it (nothing sent)")
+        if _CONTROL.search(line) is not None:
+            reason = control_reason(line.decode("latin-1"))  # the same words as the replay's
+            raise ValueError(f"line {number}: {reason} (nothing sent)")
         if len(line) > MAX_LINE:
             raise ValueError(f"line {number}: {too_long_reason()}: the device cannot take it "
                              "(nothing sent)")

@@ -789,3 +789,34 @@ def test_replay_into_a_given_game() -> None:
     assert result.error is None
     assert result.game is game
     assert game.expected == "Anna to bid, round 1"
+
+
+def test_a_control_character_is_refused_by_the_replay_as_by_send() -> None:
+    """The format holds no control character (a TAB is fine): the replay names the
+    line and the character, in the words ``send`` uses (tests/firmware)."""
+    from euchre_core.lines import control_reason
+
+    for line in ("# x \x03 y", "pass E\x7f", "game\x00 dealer=N", "pass\rE"):
+        result = replay(f"euchre-log 1\n{line}\n")
+        assert result.error is not None and result.error.line == 2
+        assert result.error.reason == control_reason(line)
+        assert result.error.reason.startswith("a control character (0x")
+    assert replay("euchre-log 1\ngame\tdealer=N  # a TAB\n").ok
+    assert replay("euchre-log 1\r\ngame dealer=N\r\n").ok  # CR LF line ends are fine
+    assert control_reason("players N=Ragnar E=Sigríður") is None
+
+
+def test_undo_after_a_trick_check_line_takes_back_the_check_alone() -> None:
+    """A ``trick X`` line after a trick's plays is an entry (the writer writes it
+    back); ``undo`` right after it takes back that line, the last card stays
+    played.  ``score`` and ``winner`` lines are not entries: undo passes them."""
+    from test_core_play_runs import HAND
+
+    head = ["euchre-log 1", "game dealer=N", *HAND[:9]]
+    checked = replay("\n".join([*head, "trick W"]) + "\n").game
+    assert checked.hand.tricks == [Seat.W] and checked.pending_trick is None
+    undone = replay("\n".join([*head, "trick W", "undo"]) + "\n").game
+    assert undone.hand.tricks == [Seat.W] and undone.pending_trick is Seat.W
+    assert undone.entries == replay("\n".join(head) + "\n").game.entries
+    scored = replay("\n".join([*head, "score NS=0 EW=0", "undo"]) + "\n").game
+    assert len(scored.hand.trick) == 3  # the score check passed: the last play undone

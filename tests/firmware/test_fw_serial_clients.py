@@ -172,8 +172,8 @@ def test_the_laptop_refuses_what_the_link_cannot_carry(
         device: Device, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cases = {
         "ctrl-c.log": (b"euchre-log 1\n# x \x03 y\ngame dealer=N\n",
-                       "line 2: a control character (0x03) in the line: the serial link does "
-                       "not carry it (nothing sent)"),
+                       "line 2: a control character (0x03) in the line: a log line holds "
+                       "none (nothing sent)"),
         "long.log": (b"euchre-log 1\n# " + b"z" * MAX_LINE + b"\n",
                      f"line 2: line too long (max {MAX_LINE} bytes): the device cannot take "
                      "it (nothing sent)"),
