@@ -1296,12 +1296,20 @@ class Game(Record):
                 self.hand.start += 1  # the last trick's check came after its hand ended
         return None
 
-    def _trick(self, entry: Trick, apply: bool) -> str | None:
-        hand = self.hand
-        if hand.maker is None:
+    def _between_tricks(self) -> str | None:
+        """Why a trick's winner or a claim may not come now (no trump yet, or a
+        trick's plays under way), or None."""
+        if self.hand.maker is None:
             return self._no_trump_yet()
-        if hand.trick:
+        if self.hand.trick:
             return self._trick_in_progress()
+        return None
+
+    def _trick(self, entry: Trick, apply: bool) -> str | None:
+        reason = self._between_tricks()
+        if reason is not None:
+            return reason
+        hand = self.hand
         if hand.card_level:
             return "this hand is entered card by card: enter plays, or claim with 'tricks N'"
         if entry.seat in hand.sitting_out:
@@ -1317,11 +1325,10 @@ class Game(Record):
         return None
 
     def _tricks(self, entry: Tricks, apply: bool) -> str | None:
+        reason = self._between_tricks()
+        if reason is not None:
+            return reason
         hand = self.hand
-        if hand.maker is None:
-            return self._no_trump_yet()
-        if hand.trick:
-            return self._trick_in_progress()
         won = self._maker_tricks()
         left = 5 - len(hand.tricks)
         if not won <= entry.count <= won + left:
