@@ -34,6 +34,42 @@ class ConfigError(ValueError):
     """A config file that cannot be used; the message names the key."""
 
 
+KNOWN_KEYS: Final[dict[str, frozenset[str]]] = {
+    "table": frozenset({"players", "rules", "state_dir"}),
+    "buttons": frozenset({"layout", "pins", "encoder", "bounce_ms", "hold_s"}),
+    "display": frozenset({"controller", "i2c_port", "address", "rotate"}),
+    "extras": frozenset({"buzzer", "status_led", "seat_leds"}),
+    "serial": frozenset({"port", "baudrate"}),
+    "club": frozenset({"broker", "table", "event"}),
+}
+"""Every table of the config file and the keys it takes (``hw/referee.toml``
+shows each); anything else is refused, naming the closest known one."""
+
+
+def _closest(name: str, known: list[str] | frozenset[str]) -> str:
+    """``; did you mean 'x'?`` for the known name closest to ``name``, or ``''``."""
+    from difflib import get_close_matches  # only for a config with a typo
+
+    close = get_close_matches(name, sorted(known), n=1, cutoff=0.5)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _check_known_keys(data: dict[str, Any]) -> None:
+    """Refuse a table or key the config does not have (``[serail]``,
+    ``prot = ...``): left unnoticed, it would leave a setting at its default."""
+    for table, keys in data.items():
+        if table not in KNOWN_KEYS:
+            known = ", ".join(f"[{name}]" for name in KNOWN_KEYS)
+            raise ConfigError(f"[{table}]: no such table{_closest(table, list(KNOWN_KEYS))} "
+                              f"(the tables: {known})")
+        if not isinstance(keys, dict):
+            continue  # _expect says what is wrong
+        for key in keys:
+            if key not in KNOWN_KEYS[table]:
+                raise ConfigError(f"{table}.{key}: no such key{_closest(key, KNOWN_KEYS[table])} "
+                                  f"(in [{table}]: {', '.join(sorted(KNOWN_KEYS[table]))})")
+
+
 class DisplayConfig(NamedTuple):
     controller: Literal["ssd1306", "sh1106", "ssd1309"] = "ssd1306"
     """The display's controller (``hw/README.md``: 0.96" SSD1306, 1.3" SH1106,
@@ -123,6 +159,7 @@ def _check_shared_pins(config: Config) -> None:
 
 def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
     """A Config from a parsed TOML document (paths relative to ``base``)."""
+    _check_known_keys(data)
     values: dict[str, Any] = {}
     table = _expect(data.get("table", {}), dict, "table")
     if "players" in table:
@@ -226,10 +263,19 @@ def load_config(path: Path) -> Config:
     import tomllib  # only when there is a file: the start without one is quicker
 
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+        raise ConfigError(
+            f"{path}: line {line}, column {column}: byte 0x{raw[error.start]:02X} is not UTF-8 "
+            "(save the file as UTF-8)") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: {error}") from None
     try:
