@@ -9,6 +9,7 @@ Needs mosquitto and chromium (Debian packages).
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 import sys
@@ -30,7 +31,12 @@ NAMES = ["Anna", "Bo", "Cy", "Dee", "Eve", "Finn", "Gus", "Hal", "Ines", "Jo", "
 
 
 def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "club-page.png"
+    parser = argparse.ArgumentParser(prog="club_screenshot.py",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, default=ROOT / "docs" / "club-page.png",
+                        metavar="OUT.png", help="where the picture goes "
+                        "(default: docs/club-page.png)")
+    out: Path = parser.parse_args().out
     chromium = shutil.which("chromium") or "chromium"
     with tempfile.TemporaryDirectory() as work:
         broker = Mosquitto(Path(work) / "broker")

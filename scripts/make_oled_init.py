@@ -14,6 +14,7 @@ device's start sends luma's bytes without importing luma or Pillow.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -135,10 +136,11 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) > 1:
-        print("usage: scripts/make_oled_init.py [OUT]", file=sys.stderr)
-        return 2
-    out = Path(argv[0]) if argv else TABLE
+    parser = argparse.ArgumentParser(prog="make_oled_init.py",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("out", nargs="?", type=Path, default=TABLE, metavar="OUT",
+                        help=f"where to write it (default: {TABLE.relative_to(REPO)})")
+    out: Path = parser.parse_args(argv).out
     out.write_text(render(), encoding="utf-8")
     print(f"wrote {out}")
     return 0

@@ -16,6 +16,7 @@ frame that ``tests/firmware/test_fw_screens.py`` compares with.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -219,12 +220,24 @@ def write_golden(frames: dict[str, Image.Image], folder: Path) -> None:
     print(f"{folder}: {len(frames)} golden images")
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="render_screens.py",
+        description="Draw the referee's real screens from a scripted game: the docs' "
+        "pictures, and with --golden the test suite's golden images too.")
+    parser.add_argument("out", nargs="?", type=Path, default=DOCS_DIR, metavar="OUTDIR",
+                        help=f"where the pictures go (default: {DOCS_DIR.relative_to(REPO)}/, "
+                        "whose old pictures are removed first)")
+    parser.add_argument("--golden", action="store_true",
+                        help=f"also redraw {GOLDEN_DIR.relative_to(REPO)}/ and its views/")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str]) -> int:
-    golden = "--golden" in argv
-    args = [arg for arg in argv if arg != "--golden"]
-    out = Path(args[0]) if args else DOCS_DIR
+    args = parse_args(argv)
+    out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    if out == DOCS_DIR:  # no picture of a screen that is gone
+    if out.resolve() == DOCS_DIR:  # no picture of a screen that is gone
         for old in out.glob("*.png"):
             old.unlink()
     tiles: list[tuple[str, Image.Image]] = []
@@ -235,7 +248,7 @@ def main(argv: list[str]) -> int:
         tiles.append((name, tile))
     contact_sheet(tiles).save(out / "all.png")
     print(f"{out}: {len(tiles)} screens and all.png")
-    if golden:
+    if args.golden:
         write_golden(frames, GOLDEN_DIR)
         write_golden({name: render(view).to_image() for name, view in HAND_BUILT.items()},
                      VIEWS_GOLDEN_DIR)
