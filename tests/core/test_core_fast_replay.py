@@ -42,6 +42,7 @@ from euchre_core import play as fast
 from euchre_core.codes import CODES, deal_of, read_deal
 from euchre_core.events import Deal, Order, Pass, Upcard, parse_event
 from euchre_core.lines import with_checksum
+from firmware.flow import RULE_PROFILES
 
 HEADER = "euchre-log 1"
 
@@ -368,6 +369,25 @@ def test_random_single_line_changes_replay_as_pushed_line_by_line(
     for _ in range(60):
         verdicts.add(agree("\n".join(mutate(rng, lines)) + "\n"))
     assert verdicts  # each one compared
+
+
+@pytest.mark.parametrize("profile", sorted(RULE_PROFILES))
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_rules_profile_replays_changed_logs_as_pushed_line_by_line(
+    profile: str, data: st.DataObject
+) -> None:
+    """Each profile the set-up menu offers (stick the dealer off, defend alone,
+    Canadian loner...): 10 games of each kind, 60 changes each, both ways
+    (9,600 changed logs over the eight profiles), some valid, most refused."""
+    rules = st.just(RULE_PROFILES[profile])
+    for games in (card_games(rules), winner_games(rules)):
+        played = data.draw(games)
+        rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+        lines = write_log(played.game).split("\n")[:-1]
+        assert agree("\n".join(lines) + "\n") == "valid"
+        verdicts = [agree("\n".join(mutate(rng, lines)) + "\n") for _ in range(60)]
+        assert "refused" in verdicts
 
 
 def test_every_example_log_replays_as_pushed_line_by_line() -> None:
