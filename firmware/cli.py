@@ -3,7 +3,9 @@
 ``replay`` and ``games`` are here; each wing adds its own commands through
 its ``register(commands)``: :mod:`firmware.pi` (``run``),
 :mod:`firmware.emulator` (``emulate``), :mod:`firmware.link` (``send``,
-``status``, ``export``, ``enter``, ``watch``).  Exit codes: :mod:`firmware.exits`.
+``status``, ``export``, ``enter``, ``watch``), :mod:`firmware.club` (``club
+serve|register|round|export|simulate|box``, and ``--club`` for ``run`` and
+``emulate``).  Exit codes: :mod:`firmware.exits`.
 """
 
 from __future__ import annotations
@@ -189,7 +191,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     command gets the whole parser, whose error lists them all."""
     parser = Parser(
         prog="euchre-referee",
-        description="Euchre table referee: the device app and its laptop tools.",
+        description="Euchre table referee: the device (run, or emulate without the box), "
+        "its game logs and kept games (replay, games), the laptop's end of its serial link "
+        "(send, status, export, enter, watch) and club nights of many tables (club).",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     known = command in COMMANDS or any(command in wing.COMMANDS for wing in WINGS)

@@ -190,8 +190,10 @@ def run(config: Config) -> int:
     """Run the referee until SIGTERM/SIGINT.
 
     The first frame comes before the buttons: the display, the journal and
-    the referee need luma, Pillow and SQLite, the buttons gpiozero, whose
-    import is the larger half of the start (``bench/first_frame_instructions.py``).
+    the referee need nothing beyond Python's standard library (SQLite; the
+    glyph cells and the OLED's i2c-dev file are read and written as files),
+    the buttons gpiozero, whose import is the larger
+    half of the start (``bench/first_frame_instructions.py``).
     Nothing is lost by it: a press before the buttons exist was never seen.
     """
     from drivers import DriverConfigError, PinError
