@@ -219,6 +219,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
         sys.stdout.flush()
+    except ModuleNotFoundError as error:
+        from .optional import missing_part
+
+        words = " ".join(filter(None, (args.command, getattr(args, "club_command", None))))
+        problem = missing_part(error, words)
+        if problem is None:
+            raise
+        print(f"euchre-referee: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`... | head`): nothing more to say, and no
         # traceback; stdout points at /dev/null so the exit's flush is quiet.

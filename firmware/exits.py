@@ -10,4 +10,5 @@ EXIT_INVALID: Final = 1
 """An invalid log, an entry or request refused (by the rules or the device), a
 journal that cannot be used."""
 EXIT_USAGE: Final = 2
-"""Bad arguments, a missing file, a port that cannot be opened or does not answer."""
+"""Bad arguments, a missing file, a port that cannot be opened or does not answer,
+an optional part that is not installed (:mod:`firmware.optional`)."""
