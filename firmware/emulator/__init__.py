@@ -28,9 +28,9 @@ a hand, typed:  n (North deals first)  H (upcard hearts)  s H Enter (South
 The OLED is drawn with half blocks (one character = 1x2 pixels) in a
 terminal of 130x40 or more; a narrower one gets quadrant blocks (2x2 pixels,
 66 columns), a shorter one a half-size picture (see --blocks).  Under the
-frame: the score, the hand and the prompt in words, and these keys.  Runs in
-any terminal or tmux (plain ANSI, no curses); with stdin not a terminal it
-reads keys from the pipe and quits at its end.
+frame: the score, the hand and the prompt in words, these keys, and the
+serial link's path.  Runs in any terminal or tmux (plain ANSI, no curses);
+with stdin not a terminal it reads keys from the pipe and quits at its end.
 
 Games are kept in the state directory: --state-dir, else the config file's
 table.state_dir, else ./state (relative to where it is started).  The newest
@@ -72,8 +72,8 @@ def register(commands: Any) -> None:
                         help="how the frame is drawn: half blocks (130 columns), quadrants "
                         "(66), half size, or auto by terminal size (default)")
     parser.add_argument("--pty-link", metavar="PATH",
-                        help="the serial link is a pseudo-terminal (its path is printed); also "
-                        "make PATH a symlink to it, replacing an old link")
+                        help="the serial link is a pseudo-terminal (its path is shown under the "
+                        "frame); also make PATH a symlink to it, replacing an old link")
     from ..club import add_join_options
 
     add_join_options(parser)

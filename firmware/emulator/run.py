@@ -218,7 +218,7 @@ def emulate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     where = f"{serial_link.slave_path}" + (f" (link: {args.pty_link})" if args.pty_link else "")
     print(f"euchre-referee: serial link on {where}", file=sys.stderr, flush=True)
-    display.note(f"serial link: {where}")
+    display.footer = f"serial link: {where}"  # on the screen for as long as it runs
     from ..club.box import join as join_club  # --club URL --table N: a club night
 
     club_box = join_club(referee, events, say=display.note)

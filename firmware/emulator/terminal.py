@@ -8,8 +8,8 @@
   (64 x 16) for terminals too short for either.
 - :class:`TerminalDisplay` is a frame sink like the OLED driver: ``show(image)``
   draws the frame in a border (cursor home and overwrite: no clearing, no
-  flicker), with status lines and the key help below, and returns the bytes
-  written.
+  flicker), with status lines, the key help and a footer (the serial link's
+  path) below, and returns the bytes written.
 - :class:`KeyDecoder` turns bytes typed at the keyboard into button names
   (:data:`KEYS`), arrow keys included, even when an escape sequence arrives
   split across reads.  :class:`KeyReader` is the thread that reads them.
@@ -227,7 +227,9 @@ class TerminalDisplay:
     """A frame sink drawing on a terminal: ``show(image)`` returns bytes written.
 
     ``status`` gives the plain-text lines drawn under the frame (the emulator
-    passes the referee's view as words); ``size`` gives (columns, rows).
+    passes the referee's view as words); ``size`` gives (columns, rows);
+    :attr:`footer` starts the last line on every frame (the serial link's
+    path), before a :meth:`note`, which the next frame takes away.
     """
 
     def __init__(self, out: BinaryIO, *, blocks: Blocks = "auto",
@@ -241,6 +243,8 @@ class TerminalDisplay:
         self.key_help = tuple(key_help)
         self.last_image: Any = None
         self.note_text = ""
+        self.footer = ""
+        """The start of the last line under the frame, on every frame ("" for none)."""
         self.frames = 0
         self.mode = ""
         self._cleared = False
@@ -285,7 +289,11 @@ class TerminalDisplay:
         if not note and mode != "half" and self.blocks == "auto":
             note = (f"({columns}x{rows} terminal: drawn with {BLOCK_NAMES[mode]}; "
                     "130x40 shows every pixel)")
-        return lines + [note]
+        return lines + [self._last_line(note)]
+
+    def _last_line(self, note: str) -> str:
+        """The footer, then the note (the last line under the frame)."""
+        return "  │  ".join(part for part in (self.footer, note) if part)
 
     def note(self, text: str) -> int:
         """Show a short note on the last line (an unknown key...), frame untouched."""
@@ -297,7 +305,7 @@ class TerminalDisplay:
         if row > rows:
             return 0
         try:
-            return self._write(f"\x1b[{row};1H{text[:columns]}\x1b[K")
+            return self._write(f"\x1b[{row};1H{self._last_line(text)[:columns]}\x1b[K")
         except OSError:  # the terminal is gone; the next frame says so to the referee
             return 0
 
