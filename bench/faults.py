@@ -64,7 +64,7 @@ from support.journal_kit import (  # noqa: E402
 
 from euchre_core.log import parse_line  # noqa: E402
 from firmware.app import Referee  # noqa: E402
-from firmware.store import JOURNAL_NAME, JournalInUse, Store  # noqa: E402
+from firmware.journal import JOURNAL_NAME, JournalInUse, Store  # noqa: E402
 
 KINDS = (INTACT, REPORTED, SILENTLY_WRONG, CRASHED)
 Trial = Callable[[Path, random.Random], str]

@@ -46,7 +46,7 @@ from latency_bench import FIRST_FRAME, SEATS_GAME  # noqa: E402
 
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
-from firmware.store import Store  # noqa: E402
+from firmware.journal import Store  # noqa: E402
 
 IMPORTS_ONLY = FIRST_FRAME.split("state = ")[0]
 START_CHILD = Path("tests") / "support" / "pi_start_child.py"  # in the checkout counted

@@ -42,7 +42,7 @@ from drivers import ButtonBank, PageDiffDisplay, open_oled  # noqa: E402
 from euchre_core import Team  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import DEFAULT_PINS, Config  # noqa: E402
-from firmware.store import Store  # noqa: E402
+from firmware.journal import Store  # noqa: E402
 
 FULL_FRAME = 128 * 64 // 8
 BUDGET_P99_MS = 10.0
@@ -170,7 +170,7 @@ import luma.core.device
 from drivers import PageDiffDisplay
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 state = pathlib.Path(sys.argv[1])
 device = luma.core.device.dummy(width=128, height=64, mode="1")
 referee = Referee(Config(state_dir=state), Store(state), display=PageDiffDisplay(device))

@@ -33,7 +33,7 @@ from support.app_kit import SEATS_GAME
 from drivers import PageDiffDisplay, open_oled
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 state = pathlib.Path(tempfile.mkdtemp())
 class Bus:  # smbus2-like, as on the Pi's I2C: the bytes go nowhere
     def write_i2c_block_data(self, address, control, data):

@@ -39,7 +39,7 @@ from euchre_core.events import NewGame  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.buttons import BUTTON_BY_SUIT, NEXT, OK, PREV  # noqa: E402
 from firmware.config import Config  # noqa: E402
-from firmware.store import Store  # noqa: E402
+from firmware.journal import Store  # noqa: E402
 
 
 @dataclass(frozen=True)

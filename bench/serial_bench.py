@@ -46,9 +46,9 @@ from euchre_core import replay  # noqa: E402
 from euchre_core.log import HEADER  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
+from firmware.journal import Store  # noqa: E402
 from firmware.link.client import DeviceLink, log_lines  # noqa: E402
 from firmware.link.service import SerialService  # noqa: E402
-from firmware.store import Store  # noqa: E402
 
 
 def winner_level_log(games: int) -> str:

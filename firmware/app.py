@@ -56,7 +56,7 @@ from .flow import (
     build_step,
     direct_action,
 )
-from .store import JournalError, Store
+from .journal import JournalError, Store
 from .summary import (
     describe_result,
     hands_lines,

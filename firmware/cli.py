@@ -60,7 +60,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
     journal, so it is safe while the referee runs."""
     import sqlite3
 
-    from .store import JOURNAL_NAME, JournalError, Store
+    from .journal import JOURNAL_NAME, JournalError, Store
 
     state_dir = Path(args.state_dir)
     if not (state_dir / JOURNAL_NAME).exists():

@@ -35,8 +35,8 @@ from support.screen_views import HAND_BUILT  # noqa: E402
 from euchre_core import Rules, Seat  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
+from firmware.journal import Store  # noqa: E402
 from firmware.screens import HEIGHT, WIDTH, render  # noqa: E402
-from firmware.store import Store  # noqa: E402
 from firmware.view import View  # noqa: E402
 
 DOCS_DIR = REPO / "docs" / "screens"

@@ -37,7 +37,7 @@ from euchre_core.events import Call, Make, NewGame, Order, Pass, Trick
 from ..app import Inbox, Referee
 from ..config import Config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
-from ..store import Store
+from ..journal import Store
 from .box import ClubBox
 
 log = logging.getLogger("euchre.club.simulate")

@@ -47,8 +47,8 @@ from euchre_core.log import HEADER
 
 from ..app import Referee
 from ..fonts import screen_name_problem
+from ..journal import JournalError, games_of
 from ..logcheck import LogCheck
-from ..store import JournalError, games_of
 from ..summary import summary_json, summary_text
 from .protocol import (
     CANCEL,

@@ -14,7 +14,7 @@ is missing, retried, and the buttons go on working.  No GPIO (no pin factory,
 lgpio unable to open the chip) or a bad pin map stops the start with one line
 saying what is missing and what to do.  A journal that cannot be opened (a
 read-only or full card, another referee on the state directory: see
-:class:`~firmware.store.Store`) is said in one line in the log and on the
+:class:`~firmware.journal.Store`) is said in one line in the log and on the
 screen, and the referee stays up trying again every
 :data:`JOURNAL_RETRY_S` seconds (pinging the watchdog) until it opens or the
 referee is stopped: no restart loop.
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..app import FrameSink, Inbox, Referee
 from ..config import Config
 from ..exits import EXIT_OK, EXIT_USAGE
-from ..store import JournalError, Store
+from ..journal import JournalError, Store
 from .systemd import Notifier
 
 if TYPE_CHECKING:

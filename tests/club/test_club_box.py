@@ -22,7 +22,7 @@ from firmware.club.mqtt import close_client, open_client
 from firmware.club.protocol import QOS, RoundFormat, parse_broker_url
 from firmware.club.simulate import AutoPlayer
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 
 pytestmark = needs_mosquitto
 

@@ -21,7 +21,7 @@ from support.broker import Mosquitto, needs_mosquitto
 from euchre_core import SEATS, Team, replay
 from firmware.club.protocol import HANDS_ROUND_TARGET
 from firmware.club.simulate import Night
-from firmware.store import Store
+from firmware.journal import Store
 
 pytestmark = [needs_mosquitto, pytest.mark.timeout(600)]  # real processes, a loaded CI
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

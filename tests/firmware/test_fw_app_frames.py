@@ -12,8 +12,8 @@ from drivers import PageDiffDisplay, open_oled
 from euchre_core import Team
 from firmware.app import Referee
 from firmware.config import Config
+from firmware.journal import Store
 from firmware.screens import render
-from firmware.store import Store
 from firmware.view import View
 
 FULL = 128 * 64 // 8  # data bytes of a whole frame

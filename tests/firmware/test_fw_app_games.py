@@ -33,9 +33,9 @@ import drivers
 from euchre_core import SEATS, Team
 from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
+from firmware.journal import Store
 from firmware.pi.run import build_inputs, open_display
 from firmware.screens import render
-from firmware.store import Store
 
 
 @pytest.fixture

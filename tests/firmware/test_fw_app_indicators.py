@@ -13,7 +13,7 @@ from drivers import Indicators
 from euchre_core import Rules
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 
 SEAT_LEDS = {"N": 20, "E": 21, "S": 4}  # W has no LED: it must simply stay unlit
 BUZZER = 12

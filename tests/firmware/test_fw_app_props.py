@@ -15,7 +15,7 @@ from support.app_kit import FakeClock, press
 from euchre_core import Rules, replay, write_log
 from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
-from firmware.store import Store
+from firmware.journal import Store
 
 # The journal commits with fsync; a RAM-backed directory keeps 1000s of presses fast.
 SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None

@@ -14,7 +14,7 @@ from firmware.app import Referee
 from firmware.config import Config
 from firmware.flow import HELP_OPTION as HELP
 from firmware.flow import SETUP_OPTION, FlowState
-from firmware.store import Store
+from firmware.journal import Store
 from firmware.view import View
 
 

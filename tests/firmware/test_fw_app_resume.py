@@ -18,7 +18,7 @@ from support.app_kit import (
 from euchre_core import Team, write_log
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 
 START = "nothing to undo: this is the start of the game"
 

@@ -32,7 +32,7 @@ from firmware.app import BROWSE_S, Referee
 from firmware.buttons import STUCK_S
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
 from firmware.flow import HELP_OPTION, FlowState
-from firmware.store import Store
+from firmware.journal import Store
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from euchre_core import replay
 from firmware.app import Referee
 from firmware.cli import COMMANDS, WINGS, build_parser, main
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 
 
 def play(state: Path, buttons: str) -> None:

@@ -18,7 +18,7 @@ from support.crash_child import make_config, open_referee
 
 from euchre_core import Phase
 from firmware.app import Referee
-from firmware.store import JOURNAL_NAME
+from firmware.journal import JOURNAL_NAME
 
 # Seats layout, dealer W: every kind of half-made selection appears in it.
 PRESSES = """

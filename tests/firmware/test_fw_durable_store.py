@@ -21,7 +21,7 @@ from euchre_core import SEATS, Phase, Seat, replay
 from euchre_core.events import NewGame
 from euchre_core.log import HEADER, parse_line
 from euchre_core.rules import Rules
-from firmware.store import JOURNAL_NAME, JournalError, Store
+from firmware.journal import JOURNAL_NAME, JournalError, Store
 
 
 def play(referee, rng: random.Random, count: int, *, undo_p: float = 0.0) -> list[str]:  # type: ignore[no-untyped-def]

@@ -38,7 +38,7 @@ from firmware.emulator.terminal import (
     raw_terminal,
     status_lines,
 )
-from firmware.store import Store
+from firmware.journal import Store
 from firmware.view import View
 
 ROOT = Path(__file__).resolve().parents[2]

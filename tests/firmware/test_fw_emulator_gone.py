@@ -12,7 +12,7 @@ from pathlib import Path
 import pexpect
 from support.serial_kit import ROOT
 
-from firmware.store import Store
+from firmware.journal import Store
 
 
 def test_the_terminal_going_away_ends_the_emulator_cleanly(tmp_path: Path) -> None:

@@ -51,9 +51,9 @@ from euchre_core.log import parse_line
 from firmware.app import Referee
 from firmware.cli import main as cli_main
 from firmware.config import Config
+from firmware.journal import ACKS_NAME, JOURNAL_NAME, LOCK_NAME, JournalError, JournalInUse, Store
 from firmware.pi.run import open_journal
 from firmware.pi.systemd import Notifier
-from firmware.store import ACKS_NAME, JOURNAL_NAME, LOCK_NAME, JournalError, JournalInUse, Store
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = "the card is full: nothing new can be kept"

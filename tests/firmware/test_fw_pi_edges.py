@@ -26,10 +26,10 @@ from support.serial_kit import ROOT, wait_for
 from drivers.serialport import NullModem, point_link
 from firmware.app import Referee
 from firmware.config import Config, ConfigError, load_config
+from firmware.journal import Store
 from firmware.link.service import SerialService
 from firmware.pi.run import SERIAL_FLAG, show_serial_state
 from firmware.screens import render
-from firmware.store import Store
 from firmware.view import View
 
 PI4_CPUINFO = (

@@ -42,6 +42,7 @@ from firmware.fonts import (
 )
 from firmware.frame import Frame
 from firmware.glyphs import BitmapFont
+from firmware.journal import Store
 from firmware.screens import (
     HEIGHT,
     MESSAGE_ROWS,
@@ -57,7 +58,6 @@ from firmware.screens import (
     wrap_lines,
 )
 from firmware.screens import render as render_frame
-from firmware.store import Store
 from firmware.view import Choice, View
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,9 +19,9 @@ from support.serial_kit import FULL_GAME, Device, Host, answer_bytes
 from euchre_core import checksum, replay, write_log
 from euchre_core.events import parse_event
 from euchre_core.lines import with_checksum
+from firmware.journal import Store
 from firmware.link.protocol import MAX_LINE
 from firmware.link.service import HELP
-from firmware.store import Store
 from firmware.summary import summary_json, summary_text
 
 FULL_TEXT = FULL_GAME.read_text(encoding="utf-8")

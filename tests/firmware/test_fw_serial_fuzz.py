@@ -25,9 +25,9 @@ from euchre_core import LogSyntaxError, checksum, write_log
 from euchre_core.lines import strip_line, with_checksum
 from firmware.app import Referee
 from firmware.config import Config
+from firmware.journal import Store
 from firmware.link.protocol import MAX_LINE
 from firmware.link.service import RefereeProtocol, _edited
-from firmware.store import Store
 
 # The live game in every test: North deals, East goes alone in hearts, one trick in.
 SETUP = ("game dealer=N", "make E H alone", "trick E")

@@ -42,7 +42,7 @@ from euchre_core.lines import strip_line
 from euchre_core.log import HEADER, parse_line
 from firmware.app import Referee
 from firmware.config import Config
-from firmware.store import Store
+from firmware.journal import Store
 
 SETUP_PREFIXES = ("players ", "rules")
 

@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.store import ACKS_NAME, JOURNAL_NAME, chain_crc, reset_acks
+from firmware.journal import ACKS_NAME, JOURNAL_NAME, chain_crc, reset_acks
 from support.crash_child import Model, make_config, open_referee, setup_lines, stored_games
 
 CHILD = Path(__file__).resolve().with_name("crash_child.py")

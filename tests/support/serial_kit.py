@@ -22,9 +22,9 @@ from drivers.serialport import PtyEndpoint
 from euchre_core import checksum, write_log
 from firmware.app import Referee
 from firmware.config import Config
+from firmware.journal import Store
 from firmware.link.protocol import DEFAULT_BAUDRATE
 from firmware.link.service import SerialService
-from firmware.store import Store
 
 __all__ = ["ROOT", "FULL_GAME", "Device", "Host", "answer_bytes", "wait_for"]
 

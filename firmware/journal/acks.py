@@ -1,0 +1,105 @@
+"""The record of acknowledged lines, ``journal.acks``: a second, independent
+witness outside SQLite.
+
+It knows how many lines were acknowledged and the chain's CRC at the last of
+them: a small preallocated file of 16-byte records, each written and fsynced
+after its commit and before the acknowledgement.  A journal shorter than that
+(a damaged -wal that SQLite silently stops reading at, a truncated file) or
+whose chain does not end on that CRC is found at open (see ``audit``).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from pathlib import Path
+from typing import NamedTuple
+
+from .files import ACKS_NAME, fsync_dir
+
+_RECORD = struct.Struct("<QII")
+"""count of lines (u64), the chain's CRC at the last of them (u32), the
+record's own CRC-32 over those 12 bytes (u32): 16 bytes."""
+_ACKS_CHUNK = 4096
+"""Bytes the record file is extended by (zeros), before a commit that needs room."""
+
+
+class Acked(NamedTuple):
+    """What ``journal.acks`` says: ``lines`` acknowledged, the last with chain
+    CRC ``crc``; ``problem`` if the file itself is damaged."""
+
+    lines: int
+    crc: int
+    problem: str | None = None
+
+
+def read_acks(path: Path) -> Acked | None:
+    """The last good record in ``path`` (None: no such file)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    best = Acked(0, 0)
+    ended = False
+    for offset in range(0, len(data) - len(data) % _RECORD.size, _RECORD.size):
+        chunk = data[offset:offset + _RECORD.size]
+        if chunk == bytes(_RECORD.size):
+            ended = True
+            continue
+        count, crc, check = _RECORD.unpack(chunk)
+        if check != zlib.crc32(chunk[:12]) or ended or count < best.lines:
+            # A torn last record (never fsynced, so never acknowledged) is
+            # followed by zeros only; anything after it means damage.
+            rest = data[offset + _RECORD.size:]
+            if rest.strip(b"\0"):
+                return Acked(best.lines, best.crc, f"{ACKS_NAME} damaged at byte {offset}")
+            return best
+        best = Acked(count, crc)
+    return best
+
+
+def reset_acks(path: Path, count: int, crc: int) -> None:
+    """Write ``path`` afresh saying ``count`` lines were acknowledged, the
+    last with chain CRC ``crc`` (tests and repair tools; the Store keeps its own)."""
+    AckFile(path, count, crc).close()
+
+
+class AckFile:
+    """``journal.acks`` open for writing: records go into preallocated zeros
+    (so a full card cannot fail one after its commit), fsynced each."""
+
+    def __init__(self, path: Path, count: int, crc: int) -> None:
+        """Start it afresh with one record (write a temporary, fsync, rename)."""
+        self.path = path
+        temp = path.with_name(path.name + ".new")
+        with open(temp, "wb") as handle:
+            handle.write(self._pack(count, crc) + bytes(_ACKS_CHUNK - _RECORD.size))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+        fsync_dir(path.parent)
+        self.fd = os.open(path, os.O_RDWR)
+        self.next = _RECORD.size
+        self.size = _ACKS_CHUNK
+
+    @staticmethod
+    def _pack(count: int, crc: int) -> bytes:
+        head = struct.pack("<QI", count, crc)
+        return head + struct.pack("<I", zlib.crc32(head))
+
+    def reserve(self) -> None:
+        """Room for the next record, made before the commit (OSError: no room)."""
+        if self.next + _RECORD.size <= self.size:
+            return
+        os.pwrite(self.fd, bytes(_ACKS_CHUNK), self.size)
+        os.fsync(self.fd)
+        self.size += _ACKS_CHUNK
+
+    def record(self, count: int, crc: int) -> None:
+        os.pwrite(self.fd, self._pack(count, crc), self.next)
+        os.fdatasync(self.fd)
+        self.next += _RECORD.size
+
+    def close(self) -> None:
+        os.close(self.fd)

@@ -1,0 +1,466 @@
+"""The journal: every game the referee keeps, in SQLite (WAL, synchronous=FULL).
+
+Stored per game: its event lines in order, exactly as entered (``undo`` lines
+included), and the entry flow's position (UI state the events do not hold).
+Rules and names are the game's own ``rules``/``players`` lines.  Derived state
+(score, dealer, winner) is never stored: it is rebuilt by replaying the lines.
+
+``append`` returns only after the line is committed to disk, so the caller may
+acknowledge the entry (screen, serial link) once it returns.  A write that
+fails (a full or read-only card, the journal locked by another program)
+raises :class:`JournalWriteError`, whose text says the cause in words; nothing
+of it was kept.
+
+Each line carries a CRC chained to the one before (``chain``), and
+``journal.acks`` records how many lines were acknowledged (``acks``).  At open
+the files are checked first with a read-only connection (``audit``): a
+journal found damaged is kept aside byte for byte (``aside``), then a fresh
+journal is written with what could be trusted (each game up to its first
+damaged line) and ``damage`` says what was recovered, for the screen and the
+serial link.  A journal that cannot be read at all is moved aside and a fresh
+one started (``moved_aside`` says where it went).  Errors of the surroundings
+rather than of the file (locked, read-only, permission, I/O, disk full) do not
+move anything: they raise :class:`JournalError` naming the cause (``faults``).
+
+One referee per state directory (``lock``); ``Store(dir, readonly=True)``
+takes no lock and never writes (the ``games`` command).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+from euchre_core import Game
+
+from .acks import AckFile
+from .aside import keep_damaged, move_aside, set_aside_orphans
+from .audit import Audit, Damage, audit_journal
+from .chain import add_crcs, chain_crc, setting_crc
+from .faults import (
+    NOTHING_KEPT,
+    JournalError,
+    JournalWriteError,
+    fault_words,
+    is_unreadable,
+    not_opened,
+    write_refused,
+)
+from .files import ACKS_NAME, JOURNAL_NAME, decode
+from .games import (
+    GameInfo,
+    backup_journal,
+    clean_log,
+    latest_game,
+    list_games,
+    log_text,
+    replayed,
+)
+from .lock import lock_state_dir, unlock
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    created REAL NOT NULL,
+    flow TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS lines (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    crc INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    crc INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+"""
+
+T = TypeVar("T")
+
+
+class Store:
+    """A crash-safe journal of games in ``state_dir/journal.sqlite3``."""
+
+    def __init__(self, state_dir: Path, *, busy_timeout: float = 2.0,
+                 readonly: bool = False) -> None:
+        self.state_dir = Path(state_dir)
+        self.busy_timeout = busy_timeout
+        """Seconds to wait for another program that holds the journal."""
+        self.readonly = readonly
+        self.path = self.state_dir / JOURNAL_NAME
+        self.moved_aside: Path | None = None
+        """Where an unreadable journal was moved at open, if it was."""
+        self.damage: Damage | None = None
+        """A damaged journal found at open: kept aside, what was recovered."""
+        self.unchecked: str | None = None
+        """Why the journal could not be checked against the record (no record)."""
+        self._lock_fd: int | None = None
+        self._shm_found: bytes | None = None
+        self._acks: AckFile | None = None
+        self._rows = 0
+        self._tail_crc = 0
+        self._write_lock = threading.Lock()
+        if readonly:
+            self._db = self._open_readonly()
+            return
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise JournalError(f"{fault_words(self.state_dir, error)} "
+                               f"(cannot make {self.state_dir})") from error
+        self._lock_fd = lock_state_dir(self.state_dir)
+        try:
+            self._db = self._open_checked()
+        except BaseException:
+            self._unlock()
+            raise
+
+    # --- opening -------------------------------------------------------------
+
+    def _open_checked(self) -> sqlite3.Connection:
+        shm = Path(str(self.path) + "-shm")
+        try:
+            self.moved_aside = set_aside_orphans(self.state_dir)
+            # The -shm as it was: reading the journal may rebuild that index.
+            self._shm_found = shm.read_bytes() if shm.exists() else None
+            audit = self._audit() if self.path.exists() else Audit()
+        except sqlite3.DatabaseError as error:
+            if not is_unreadable(error):
+                raise not_opened(self.state_dir, error) from error
+            self.moved_aside = move_aside(self.state_dir, error)
+            audit = Audit()
+        except OSError as error:
+            raise not_opened(self.state_dir, error) from error
+        try:
+            if audit.damage:
+                self.damage = self._keep_damaged(audit)
+            db = self._db = self._open()
+            if audit.legacy:
+                self._upgrade()
+            self._read_tail(db)
+            if audit.unchecked and self._rows:
+                self.unchecked = audit.unchecked
+            self._acks = AckFile(self.state_dir / ACKS_NAME, self._rows, self._tail_crc)
+        except sqlite3.DatabaseError as error:
+            raise not_opened(self.state_dir, error) from error
+        except OSError as error:
+            raise not_opened(self.state_dir, error) from error
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
+                             check_same_thread=False)
+        try:
+            # Bytes that are not UTF-8 (a damaged line) read as U+FFFD: such a
+            # line then fails to replay like any bad line, instead of raising.
+            db.text_factory = decode
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def _read_only_uri(self) -> str:
+        """The journal opened read-only.  ``games`` (readonly) with no -wal
+        there opens it immutable too: SQLite then makes no -wal or -shm
+        either (nothing else has the journal open: a running referee keeps its
+        -wal until it stops)."""
+        uri = self.path.resolve().as_uri() + "?mode=ro"
+        if self.readonly and not Path(str(self.path) + "-wal").exists():
+            uri += "&immutable=1"
+        return uri
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        """A connection that never writes the journal (``games``): read-only,
+        so it neither checkpoints nor deletes the -wal."""
+        if not self.path.is_file():
+            raise JournalError(f"no journal in {self.state_dir}")
+        try:
+            audit = self._audit()
+            db = sqlite3.connect(self._read_only_uri(), uri=True,
+                                 timeout=self.busy_timeout, check_same_thread=False)
+            db.text_factory = decode
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"{self.path}: cannot be read ({error})") from error
+        if audit.damage:
+            self.damage = audit.damage_found(self.path)
+        self.unchecked = audit.unchecked if audit.rows else None
+        return db
+
+    def _audit(self) -> Audit:
+        """The journal's files as :func:`audit_journal` finds them (read-only)."""
+        return audit_journal(self._connect_read_only, self.state_dir / ACKS_NAME)
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        return sqlite3.connect(self._read_only_uri(), uri=True, timeout=self.busy_timeout)
+
+    def _upgrade(self) -> None:
+        """A journal written before lines carried CRCs: add them (trusted as is)."""
+        with self._transaction() as tx:
+            add_crcs(tx)
+
+    def _read_tail(self, db: sqlite3.Connection) -> None:
+        (self._rows,) = db.execute("SELECT COUNT(*) FROM lines").fetchone()
+        row = db.execute("SELECT crc FROM lines ORDER BY game_id DESC, seq DESC LIMIT 1"
+                         ).fetchone()
+        self._tail_crc = 0 if row is None else int(row[0])
+
+    def _keep_damaged(self, audit: Audit) -> Damage:
+        """Move the damaged files aside as they are, then write a fresh
+        journal with what could be trusted, in one transaction."""
+        target = keep_damaged(self.state_dir, "; ".join(audit.damage), self._shm_found)
+        db = self._open()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            previous = 0
+            known = {gid for gid, _, _ in audit.games}
+            games = audit.games + [(gid, time.time(), "") for gid in audit.good
+                                   if gid not in known]
+            for game_id, created, flow in sorted(games):
+                db.execute("INSERT INTO games (id, created, flow) VALUES (?, ?, ?)",
+                           (game_id, created, flow))
+                for seq, text in enumerate(audit.good.get(game_id, [])):
+                    previous = chain_crc(previous, game_id, seq, text)
+                    db.execute("INSERT INTO lines (game_id, seq, text, crc) VALUES (?, ?, ?, ?)",
+                               (game_id, seq, decode(text), previous))
+            for key, value in audit.settings:
+                db.execute("INSERT INTO settings (key, value, crc) VALUES (?, ?, ?)",
+                           (key, value, setting_crc(key, value.encode())))
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        return audit.damage_found(target)
+
+    # --- writing -------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self, db: sqlite3.Connection | None = None
+                     ) -> Iterator[sqlite3.Connection]:
+        db = self._db if db is None else db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _write(self, work: Callable[[sqlite3.Connection], T], *,
+               db: sqlite3.Connection | None = None, wait: float = 0.0) -> T:
+        """Run ``work`` in one committed write transaction (on ``db``, else the
+        store's connection); any failure raises :class:`JournalWriteError`
+        with the cause in words (nothing was kept).  Another write of this
+        store under way (a game stored off the main loop) is waited for up
+        to ``wait`` seconds, then refused as busy."""
+        if self.readonly:
+            raise JournalWriteError(f"the journal is open read-only: {NOTHING_KEPT}")
+        locked = (self._write_lock.acquire(timeout=wait) if wait > 0
+                  else self._write_lock.acquire(blocking=False))
+        if not locked:
+            raise JournalWriteError(
+                f"the journal is busy storing a game: {NOTHING_KEPT} yet, try again")
+        try:
+            try:
+                assert self._acks is not None
+                self._acks.reserve()
+                with self._transaction(db) as tx:
+                    result = work(tx)
+            except (sqlite3.Error, OSError) as error:
+                self._rollback_quietly(db)
+                raise write_refused(self.state_dir, error) from error
+            try:
+                self._acks.record(self._rows, self._tail_crc)
+            except OSError:
+                # Committed (synchronous=FULL): the entry is durable.  The
+                # record only lags behind: it is a lower bound, never a lie.
+                pass
+            return result
+        finally:
+            self._write_lock.release()
+
+    def _rollback_quietly(self, db: sqlite3.Connection | None = None) -> None:
+        db = self._db if db is None else db
+        try:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        self._read_tail_quietly()
+
+    def _read_tail_quietly(self) -> None:
+        try:
+            self._read_tail(self._db)
+        except sqlite3.Error:
+            pass
+
+    def _add_lines(self, db: sqlite3.Connection, game_id: int, lines: Sequence[str]) -> None:
+        """Insert ``lines`` after the game's last, each with its chained CRC."""
+        tail = db.execute("SELECT game_id, seq, crc FROM lines "
+                          "ORDER BY game_id DESC, seq DESC LIMIT 1").fetchone()
+        previous = 0 if tail is None else int(tail[2])
+        if previous != self._tail_crc:
+            raise sqlite3.DatabaseError("the journal changed outside this referee")
+        if tail is not None and tail[0] > game_id:
+            raise JournalError(f"game {game_id} is not the newest game: it takes no lines")
+        seq = tail[1] + 1 if tail is not None and tail[0] == game_id else 0
+        rows = []
+        for line in lines:
+            previous = chain_crc(previous, game_id, seq, line.encode("utf-8"))
+            rows.append((game_id, seq, line, previous))
+            seq += 1
+        db.executemany("INSERT INTO lines (game_id, seq, text, crc) VALUES (?, ?, ?, ?)", rows)
+        self._rows += len(rows)
+        self._tail_crc = previous
+
+    def close(self) -> None:
+        self._db.close()
+        if self._acks is not None:
+            self._acks.close()
+            self._acks = None
+        self._unlock()
+
+    def _unlock(self) -> None:
+        unlock(self._lock_fd)
+        self._lock_fd = None
+
+    # --- games ---------------------------------------------------------------
+
+    def new_game(self, lines: Sequence[str] = (), *, off_loop: bool = False) -> int:
+        """Start a stored game with its first lines; returns its id (durable).
+
+        ``off_loop``: called from another thread than the main loop's (a long
+        game loaded over the serial link), on a connection of its own, so the
+        main loop keeps running meanwhile; its writes are refused as busy
+        until this one is done."""
+
+        def work(db: sqlite3.Connection) -> int:
+            cursor = db.execute("INSERT INTO games (created) VALUES (?)", (time.time(),))
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            self._add_lines(db, game_id, lines)
+            return game_id
+
+        if not off_loop:
+            return self._write(work)
+        try:
+            own = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+            own.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as error:
+            raise write_refused(self.state_dir, error) from error
+        try:
+            return self._write(work, db=own, wait=30.0)
+        finally:
+            own.close()
+
+    def append(self, game_id: int, line: str, flow: str | None = None) -> None:
+        """Add one line to a game, durably (and the flow position, if given)."""
+
+        def work(db: sqlite3.Connection) -> None:
+            self._add_lines(db, game_id, [line])
+            if flow is not None:
+                db.execute("UPDATE games SET flow=? WHERE id=?", (flow, game_id))
+
+        self._write(work)
+
+    def save_flow(self, game_id: int, flow: str) -> None:
+        """Remember the entry flow's position (a half-made selection, a cursor).
+
+        Committed without waiting for the disk (``synchronous=NORMAL`` for this
+        one commit): it is no entry, so a power cut may lose the last few
+        cursor moves, never a line; the next entry's commit syncs it too.
+        """
+        try:
+            self._db.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as error:
+            raise write_refused(self.state_dir, error) from error
+        try:
+            self._write(lambda db: db.execute("UPDATE games SET flow=? WHERE id=?",
+                                              (flow, game_id)))
+        finally:
+            try:
+                self._db.execute("PRAGMA synchronous=FULL")
+            except sqlite3.Error:
+                pass
+
+    def probe(self, game_id: int, flow: str) -> None:
+        """Does the journal take writes again?  One small durable write (the
+        flow position) that waits at most 0.1 s for a lock; JournalWriteError
+        if not."""
+        try:
+            self._db.execute("PRAGMA busy_timeout=100")
+        except sqlite3.Error as error:
+            raise write_refused(self.state_dir, error) from error
+        # A changed value (SQLite skips writing a row that stays the same): the
+        # flow with or without one trailing space, which its JSON ignores;
+        # synchronous=FULL, so a card that takes writes but not fsyncs fails.
+        stored = self.flow(game_id)
+        changed = flow if stored != flow else flow + " "
+        try:
+            self._write(lambda db: db.execute("UPDATE games SET flow=? WHERE id=?",
+                                              (changed, game_id)))
+        finally:
+            try:
+                self._db.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+            except sqlite3.Error:
+                pass
+
+    def set_setting(self, key: str, value: str) -> None:
+        """Keep a setting for the games to come, durably (``players``, ``rules``)."""
+        self._write(lambda db: db.execute(
+            "INSERT OR REPLACE INTO settings (key, value, crc) VALUES (?, ?, ?)",
+            (key, value, setting_crc(key, value.encode("utf-8")))))
+
+    # --- reading -------------------------------------------------------------
+
+    def settings(self) -> dict[str, str]:
+        """Every kept setting."""
+        return {str(key): str(value)
+                for key, value in self._db.execute("SELECT key, value FROM settings ORDER BY key")}
+
+    def flow(self, game_id: int) -> str:
+        row = self._db.execute("SELECT flow FROM games WHERE id=?", (game_id,)).fetchone()
+        return "" if row is None else str(row[0])
+
+    def lines(self, game_id: int) -> list[str]:
+        """The game's lines as entered, undos included."""
+        rows = self._db.execute(
+            "SELECT text FROM lines WHERE game_id=? ORDER BY seq", (game_id,)
+        ).fetchall()
+        return [text for (text,) in rows]
+
+    def games(self) -> list[GameInfo]:
+        """Every stored game, oldest first, with its number of lines."""
+        return list_games(self._db)
+
+    def latest(self) -> int | None:
+        """The id of the newest game (the one the referee resumes), or None."""
+        return latest_game(self._db)
+
+    def journal_text(self, game_id: int) -> str:
+        """The game as a log with its undos, exactly as entered."""
+        return log_text(self.lines(game_id))
+
+    def load(self, game_id: int, base: Game | None = None) -> Game:
+        """Replay a stored game; raises JournalError if its lines do not replay."""
+        return replayed(game_id, self.journal_text(game_id), base)
+
+    def export(self, game_id: int, *, checksums: bool = False) -> str:
+        """The game as a clean log: undos applied, score lines after each hand."""
+        return clean_log(self.load(game_id), checksums=checksums)
+
+    def backup(self, target: Path) -> int:
+        """Copy the journal, consistently, to the single file ``target`` with
+        SQLite's backup API (written to a temporary beside it, fsynced, then
+        renamed); returns the number of lines in it."""
+        return backup_journal(self._db, target)
