@@ -33,7 +33,7 @@ from ..app import Referee
 from ..config import Config, ConfigError, load_config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..fonts import screen_name_problem
-from ..store import JournalError, Store
+from ..journal import JournalError, Store
 from .terminal import (
     SCREEN_ENTER,
     SCREEN_LEAVE,
