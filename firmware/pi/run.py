@@ -45,10 +45,6 @@ SERIAL_FLAG: Final = "!serial"
 """``Referee.flags`` while the configured serial port cannot be opened (drawn as
 '!' in the corner)."""
 
-NO_GPIO_ADVICE: Final = (
-    "on a Raspberry Pi install lgpio (sudo apt install python3-lgpio, or run "
-    "scripts/install-pi.sh); without the box, try 'euchre-referee emulate'"
-)
 NO_CHIP_ADVICE: Final = (
     "is this a Raspberry Pi with /dev/gpiochip0, and is this user in the group gpio "
     "(scripts/install-pi.sh sets it up)?"
@@ -62,7 +58,9 @@ def hardware_problem(error: Exception) -> str:
     if isinstance(error, GpioChipError):
         return f"GPIO not available: {error}: {NO_CHIP_ADVICE}"
     if isinstance(error, NoGpio):
-        return f"GPIO not available: {error}; {NO_GPIO_ADVICE}"
+        from .advice import no_gpio_advice, python_here
+
+        return f"GPIO not available: {error}; {no_gpio_advice(python_here())}"
     return f"{error} (check the pins in the config file, hw/README.md has the map)"
 
 

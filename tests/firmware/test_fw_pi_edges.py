@@ -28,6 +28,7 @@ from firmware.app import Referee
 from firmware.config import Config, ConfigError, load_config
 from firmware.journal import Store
 from firmware.link.service import SerialService
+from firmware.pi.advice import no_gpio_advice, python_here
 from firmware.pi.run import SERIAL_FLAG, show_serial_state
 from firmware.screens import render
 from firmware.view import View
@@ -57,7 +58,7 @@ def test_run_without_gpio_says_what_is_missing_in_one_line(tmp_path: Path) -> No
     assert done.stdout == ""
     [line] = done.stderr.splitlines()  # no traceback, no fallback warnings
     assert line.startswith("euchre-referee: GPIO not available: no GPIO pin factory: ")
-    assert "sudo apt install python3-lgpio" in line and "euchre-referee emulate" in line
+    assert line.endswith(no_gpio_advice(python_here()))  # what to install on this system
 
 
 def start_on_a_recording_bus(tmp_path: Path, *, first_frame: bool, pins: str | None
