@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by ./referee and ./test: makes .venv (Python 3.11+) on first use and
 # reinstalls the project into it whenever pyproject.toml changes.
 # EXTRAS picks the optional dependencies (default: test).
@@ -25,10 +26,10 @@ if [ ! -x "$venv_dir/bin/python" ]; then
     "$python" -m venv --system-site-packages "$venv_dir" || exit 1
 fi
 stamp="$venv_dir/.installed-$extras"
-wanted=$(cat "$venv_root/pyproject.toml" | cksum)
+wanted=$(cksum <"$venv_root/pyproject.toml")
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
     echo "installing euchre-referee[$extras] into .venv ..." >&2
     "$venv_dir/bin/python" -m pip install --quiet --upgrade pip >&2 || exit 1
-    "$venv_dir/bin/python" -m pip install --quiet -e "$venv_root[$extras]" >&2 || exit 1
+    "$venv_dir/bin/python" -m pip install --quiet -e "${venv_root}[$extras]" >&2 || exit 1
     echo "$wanted" > "$stamp"
 fi
