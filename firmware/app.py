@@ -24,7 +24,6 @@ from euchre_core import (
     Rules,
     Seat,
     Suit,
-    Team,
     parse_event,
     replay,
 )
@@ -39,7 +38,6 @@ from .buttons import (
     PREV,
     STUCK_S,
     UNDO,
-    help_lines,
     hold_opens_help,
     label,
 )
@@ -48,25 +46,16 @@ from .flow import (
     RULE_PROFILES,
     Action,
     FlowState,
-    Option,
     Setup,
     Step,
     bid_entry,
-    bidding_words,
     build_step,
     direct_action,
 )
 from .journal import JournalError, Store
-from .summary import (
-    describe_result,
-    hands_lines,
-    last_hand_text,
-    play_on_reason,
-    result_line,
-    rules_lines,
-    undo_words,
-)
-from .view import Choice, View
+from .summary import undo_words
+from .view import View
+from .views import build_view
 
 if TYPE_CHECKING:
     import random
@@ -96,8 +85,6 @@ KEPT_NAMES: Final = 12
 
 KEPT_GAMES: Final = 20
 """How many of the latest stored games the set-up menu takes names from."""
-
-_PAGE_TITLES: Final = {"help": "Help", "rules": "House rules", "hands": "Hands so far"}
 
 
 def _default_renderer(view: View) -> Frame:
@@ -446,15 +433,11 @@ class Referee:
         state.seat, state.suit, state.alone, state.cursor = None, None, False, None
         self._save_flow()
 
-    def _cursor_index(self, step: Step) -> int:
-        chosen = step.start if self.state.cursor is None else self.state.cursor
-        return min(chosen, max(len(step.options) - 1, 0))
-
     def _cursor(self, step: Step, button: str) -> Action | None:
         count = len(step.options)
         if count == 0:
             return None
-        cursor = self._cursor_index(step)
+        cursor = step.cursor_index(self.state.cursor)
         if button in (NEXT, PREV):
             self.state.cursor = (cursor + (1 if button == NEXT else -1)) % count
             self._save_flow()
@@ -654,111 +637,14 @@ class Referee:
     # --- output --------------------------------------------------------------
 
     def view(self) -> View:
-        """What the screen shows now."""
+        """What the screen shows now (built by :func:`~firmware.views.build_view`)."""
         now = self.clock()
-        game = self.game
-        hand = game.hand
-        layout = self.config.layout
         message = self.message if self.message and now < self.message_until else None
-        base: dict[str, Any] = {
-            "score_ns": game.score[Team.NS],
-            "score_ew": game.score[Team.EW],
-            "target": game.rules.target,
-            "message": message,
-            "message_is_error": self.message_is_error,
-            "flags": self.flags,
-            "house_rules": game.rules != Rules(),
-        }
-        if self.notice is not None:
-            return View(kind="notice", title=self.notice[0], lines=self.notice[1],
-                        ok_hint="any button: back", **base)
-        if self.page is not None:
-            index = PAGES.index(self.page)
-            following = PAGES[index + 1] if index + 1 < len(PAGES) else None
-            ok_hint = "OK: back to the table" if following is None else (
-                f"OK: {_PAGE_TITLES[following].lower()}")
-            if self.page == "rules":
-                page_lines = rules_lines(game.rules)
-            elif self.page == "hands":
-                page_lines = hands_lines(game)
-            else:
-                page_lines = help_lines(layout)
-            return View(kind=self.page, title=_PAGE_TITLES[self.page],  # type: ignore[arg-type]
-                        lines=page_lines, ok_hint=ok_hint, **base)
-        step = self.step()
-        browsing = now < self.browse_until
-        ok_hint = self._ok_hint(step, browsing)
-        if game.phase is Phase.GAME_OVER and game.winner is not None and not step.menu:
-            winner = game.winner
-            title = f"{winner} win {game.score[winner]}-{game.score[winner.other]}"
-            if layout == "cursor":  # the choices are the way on: listed, under the title
-                return View(kind="menu", title=title,
-                            choices=tuple(Choice(o.label) for o in step.options),
-                            cursor=self._cursor_index(step), ok_hint=ok_hint, **base)
-            names = " & ".join(game.name(seat) for seat in SEATS if seat.team is winner)
-            lines: tuple[str, ...] = (names,)
-            if game.results:
-                lines += ("Last hand: " + result_line(game, game.results[-1]),)
-            lines += (ok_hint,)
-            return View(
-                kind="winner", title=title, lines=lines, ok_hint=ok_hint,
-                **base,
-            )
-        if self._showing_result(now) and self.result is not None:
-            lines = describe_result(game, self.result)
-            reason = play_on_reason(game)
-            return View(kind="result", title=f"Hand {self.result.number}",
-                        lines=lines + (reason,) if reason else lines,
-                        ok_hint="any button: back to the table", **base)
-        choices: tuple[Choice, ...] = ()
-        if layout == "cursor" or browsing or step.menu:
-            choices = tuple(Choice(o.label, o.key if layout == "seats" else "")
-                            for o in step.options)
-        if step.menu:  # the claim and set-up menus: the score stays in view, and trump
-            made = game.phase is Phase.IN_GAME and hand.trump is not None
-            return View(kind="menu", title=step.question, choices=choices,
-                        cursor=self._cursor_index(step), ok_hint=ok_hint,
-                        hand=hand.number if made else None,
-                        trump=str(hand.trump) if made else None, **base)
-        in_game = game.phase is Phase.IN_GAME
-        prompt = step.question
-        if step.name == "game" and layout == "seats":
-            prompt += " Tap a seat."
-        selected = ""
-        if self.state.seat is not None and hand.maker is None:
-            selected = game.name(Seat.from_str(self.state.seat))
-        return View(
-            kind="table",
-            hand=hand.number if in_game else None,
-            dealer=game.name(hand.dealer) if in_game else None,
-            leader=game.name(hand.leader) if in_game else None,
-            trump=str(hand.trump) if in_game and hand.trump is not None else None,
-            maker=game.name(hand.maker) if in_game and hand.maker is not None else selected
-            or None,
-            alone=hand.alone if hand.maker is not None else self.state.alone,
-            upcard=str(hand.upcard_suit) if in_game and hand.upcard_suit is not None else None,
-            tricks_ns=hand.tricks_of(Team.NS) if in_game else 0,
-            tricks_ew=hand.tricks_of(Team.EW) if in_game else 0,
-            prompt=prompt,
-            choices=choices,
-            cursor=self._cursor_index(step) if choices else 0,
-            ok_hint=ok_hint,
-            bidding=bidding_words(game) if in_game else "",
-            last_hand=last_hand_text(game) if in_game else "",
-            lone_defender=game.name(hand.lone_defender)
-            if in_game and hand.lone_defender is not None else None,
-            **base,
-        )
-
-    def _ok_hint(self, step: Step, browsing: bool) -> str:
-        """What OK does now, in words (``OK: South passes``)."""
-        if self.config.layout == "cursor" or browsing:
-            if not step.options:
-                return f"OK does nothing {step.doing}"
-            return "OK: " + _option_words(step.options[self._cursor_index(step)])
-        if step.ok is None:
-            return f"OK does nothing {step.doing}"
-        return f"OK: {step.ok_words}"
+        return build_view(
+            self.game, self.state, self.config.layout, self.step,
+            message=message, message_is_error=self.message_is_error, flags=self.flags,
+            notice=self.notice, page=self.page, browsing=now < self.browse_until,
+            result=self.result if self._showing_result(now) else None)
 
     def attach_inputs(self, *, indicators: Indicators | None,
                       is_pressed: Callable[[str], bool] | None) -> None:
@@ -827,10 +713,3 @@ class Referee:
             self.refresh()
             if on_loop is not None:
                 on_loop()
-
-
-def _option_words(option: Option) -> str:
-    """A cursor option as what OK does with it (``Ragnar bids``, ``Anna won``)."""
-    if option.action.kind == "seat":
-        return f"{option.label} bids"
-    return option.label

@@ -95,6 +95,12 @@ class Step(NamedTuple):
     start: int = 0
     """The likeliest option: where the cursor starts."""
 
+    def cursor_index(self, cursor: int | None) -> int:
+        """The option under the cursor: ``cursor`` (a :attr:`FlowState.cursor`;
+        None: not moved, so :attr:`start`), within the options."""
+        chosen = self.start if cursor is None else cursor
+        return min(chosen, max(len(self.options) - 1, 0))
+
 
 class Setup(NamedTuple):
     """What the set-up menu offers and shows: the next game's names and rules,
