@@ -157,9 +157,10 @@ def test_a_counted_replay_takes_0x03_as_data(device: Device) -> None:
     try:
         assert host.ask(f"replay {len(lines)}")[0].startswith("ok replay")
         host.write(b"".join(line + b"\r\n" for line in lines))
-        frame = host.answer()
-        assert frame[0].endswith(" valid"), frame
-        assert json.loads(frame[1])["error"] is None
+        frame = host.answer()  # the whole log was read as data: line 2 is judged, not obeyed
+        assert frame[0].endswith(" invalid"), frame
+        assert json.loads(frame[1])["error"]["line"] == 2
+        assert frame[2] == "-:2: a control character (0x03) in the line: a log line holds none"
         assert host.quiet(0.3) == b""  # nothing of the log was taken as a request
         assert host.ask("players") == [
             "ok next game: players N=Ragnar E=Sigríður S=South W=Anna"]
