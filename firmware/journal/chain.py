@@ -1,7 +1,7 @@
 """The checksums every stored line and setting carries.
 
 Each line's CRC-32 is chained to the line before it (all games' lines in
-``(game_id, seq)`` order, etcd's write-ahead log is the model), so an altered
+``(game_id, seq)`` order; etcd's write-ahead log is the model), so an altered
 or missing line breaks the chain; a setting's CRC is its own.
 """
 

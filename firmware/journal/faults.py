@@ -1,8 +1,10 @@
 """What can go wrong with the journal, and how it is said to the table.
 
-The errors the journal raises, and the words for a fault of the surroundings
-(locked, read-only, permission, I/O, disk full) as opposed to a fault of the
-file itself, which is never a reason to set a journal aside.
+The errors the journal raises; which SQLite errors are the file's own fault
+(it cannot be read: set aside) and which are of its surroundings (locked,
+read-only, permission, I/O, disk full: never a reason to set a journal aside,
+so one that is fine but momentarily unreachable stays where it is); and the
+cause of a failed write in words for the table.
 """
 
 from __future__ import annotations

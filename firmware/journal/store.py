@@ -13,14 +13,15 @@ of it was kept.
 
 Each line carries a CRC chained to the one before (``chain``), and
 ``journal.acks`` records how many lines were acknowledged (``acks``).  At open
-the files are checked first with a read-only connection (``audit``): a
-journal found damaged is kept aside byte for byte (``aside``), then a fresh
-journal is written with what could be trusted (each game up to its first
-damaged line) and ``damage`` says what was recovered, for the screen and the
-serial link.  A journal that cannot be read at all is moved aside and a fresh
-one started (``moved_aside`` says where it went).  Errors of the surroundings
-rather than of the file (locked, read-only, permission, I/O, disk full) do not
-move anything: they raise :class:`JournalError` naming the cause (``faults``).
+the files are checked first with a read-only connection, so that SQLite has
+checkpointed or deleted nothing yet (``audit``): a journal found damaged is
+kept aside byte for byte (``aside``), then a fresh journal is written with what
+could be trusted (each game up to its first damaged line) and ``damage`` says
+what was recovered, for the screen and the serial link.  A journal that
+cannot be read at all is moved aside and a fresh one started (``moved_aside``
+says where it went).  Errors of the surroundings rather than of the file
+(locked, read-only, permission, I/O, disk full) do not move anything: they
+raise :class:`JournalError` naming the cause (``faults``).
 
 One referee per state directory (``lock``); ``Store(dir, readonly=True)``
 takes no lock and never writes (the ``games`` command).
