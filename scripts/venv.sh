@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by ./referee and ./test: makes .venv (Python 3.11+) on first use and
 # reinstalls the project into it whenever pyproject.toml changes.
-# EXTRAS picks the optional dependencies (default: test).
+# EXTRAS picks the optional dependencies (default: test).  It says one line
+# while it works; pip's output goes to .venv/install.log, shown if it fails.
 #
 # A Python that cannot make a venv with pip (Debian and Ubuntu leave venv's
 # ensurepip out until python3-venv is installed) is found before .venv is
@@ -12,6 +13,7 @@ venv_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 venv_dir="$venv_root/.venv"
 extras=${EXTRAS:-test}
 venv_made="$venv_dir/.made-by-venv.sh"
+install_log="$venv_dir/install.log"
 
 find_python() {
     for candidate in python3 python3.13 python3.12 python3.11; do
@@ -66,13 +68,25 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ]; then
     if [ ! -e "$venv_dir" ]; then
         python=$(find_python) || exit 1
         venv_problem "$python" || exit 1
-        echo "making $venv_dir with $python ..." >&2
+        echo "making .venv with $python and installing euchre-referee[$extras] into it" \
+            "(once; pip's log: .venv/install.log) ..." >&2
         # --system-site-packages lets a Pi use Debian's python3-lgpio.
-        "$python" -m venv --system-site-packages "$venv_dir" || exit 1
+        made=$("$python" -m venv --system-site-packages "$venv_dir" 2>&1) || {
+            echo "euchre-referee: $python -m venv failed: $made" >&2
+            exit 1
+        }
         : >"$venv_made"
+    else
+        echo "installing euchre-referee[$extras] into .venv" \
+            "(pip's log: .venv/install.log) ..." >&2
     fi
-    echo "installing euchre-referee[$extras] into .venv ..." >&2
-    "$venv_dir/bin/python" -m pip install --quiet --upgrade pip >&2 || exit 1
-    "$venv_dir/bin/python" -m pip install --quiet -e "${venv_root}[$extras]" >&2 || exit 1
+    if ! {
+        "$venv_dir/bin/python" -m pip install --upgrade pip &&
+            "$venv_dir/bin/python" -m pip install -e "${venv_root}[$extras]"
+    } >"$install_log" 2>&1; then
+        echo "euchre-referee: installing into .venv failed; the end of $install_log:" >&2
+        tail -n 25 "$install_log" >&2
+        exit 1
+    fi
     echo "$wanted" >"$stamp"
 fi

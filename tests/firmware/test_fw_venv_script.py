@@ -133,3 +133,23 @@ def test_a_venv_not_made_here_is_never_removed(checkout: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (checkout / ".venv" / "mine").is_file()
     assert [call.split()[0] for call in calls(checkout)] == ["pip", "pip"]
+
+
+def test_the_first_run_says_one_line_and_keeps_pip_in_its_log(checkout: Path) -> None:
+    """pip's output (setuptools' warnings and all) goes to .venv/install.log."""
+    done = source(checkout)
+    assert done.returncode == 0 and done.stdout == "ready\n"
+    [line] = done.stderr.splitlines()
+    assert line == ("making .venv with python3 and installing euchre-referee[test] into it "
+                    "(once; pip's log: .venv/install.log) ...")
+    log = (checkout / ".venv" / "install.log").read_text(encoding="utf-8")
+    assert "pip's line 10" in log and "a warning 10" in log
+
+
+def test_a_failed_install_shows_the_end_of_pips_log(checkout: Path) -> None:
+    done = source(checkout, FAKE_PIP_STATUS="1")
+    assert done.returncode == 1 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert lines[1] == ("euchre-referee: installing into .venv failed; the end of "
+                        f"{checkout / '.venv' / 'install.log'}:")
+    assert lines[-2:] == ["pip's line 10", "a warning 10"]
