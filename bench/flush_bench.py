@@ -22,11 +22,14 @@ Every entry is flushed twice before its frame: SQLite's commit (WAL,
    ``--delay-ms`` with strace's ``inject=...:delay_exit=`` (the flush itself
    still reaches the loop device), and it says which.  On each, press
    latency (the pin's edge to the panel's last byte) with the journal as it
-   is (2 flushes an entry) and with ``journal.acks`` written but not flushed
-   (1 flush: what the journal would do if SQLite's commit carried both
-   promises; the journal's code is not changed, the bench replaces the
-   ``os.fdatasync`` the record calls in its own process), whole games of each
-   in turn, p50/p99/max and the spread of the games' medians.
+   is (2 flushes an entry, 1 for a press that stores only the flow's
+   position), with the record left out when it would say what the last one
+   said (2 an entry, none for the flow), and with ``journal.acks`` written but
+   never flushed (1 an entry: what the journal would do if SQLite's commit
+   carried both promises).  The journal's code is not changed: the bench
+   replaces the record's method and the ``os.fdatasync`` it calls, in its own
+   process.  Whole games of each in turn, p50/p99/max and the spread of the
+   games' medians.
 
 Needs root (losetup, mount; dmsetup if there), strace, and says so when it
 has not got them.  It runs in a plain install of the checkout
@@ -55,7 +58,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by a test
 import plain  # noqa: E402
 
 IMAGE_MB = 256
-VARIANTS = ("2 flushes (as is)", "1 flush (acks not flushed)")
+VARIANTS = ("as is", "no record without a new line", "acks never flushed")
+"""The journal as it is (an entry: SQLite's commit and the record, 2 flushes;
+a press that stores only the flow's position: the record, 1 flush); the record
+written only when lines were added (an entry 2 flushes, the flow 0); the
+record written each time but never flushed (an entry 1 flush, the flow 0)."""
 
 
 # --- the children (run in their own process, under strace or not) ------------------
@@ -106,15 +113,26 @@ def child_latency(state: Path, games: int) -> None:
     """``games`` whole games, the variants in turn; JSON: each variant's games' press times."""
     import latency_bench as bench
 
-    acks_module = sys.modules[bench.ack_file_class().__module__]
+    ack_file = bench.ack_file_class()
     patched = _Os()
-    acks_module.os = patched  # type: ignore[attr-defined]
+    sys.modules[ack_file.__module__].os = patched  # type: ignore[attr-defined]
+    real_record = ack_file.record
+    variant = VARIANTS[0]
+
+    def record(self: Any, count: int, crc: int) -> None:
+        """The record, left out (second variant) when it says what the last one said."""
+        unchanged = getattr(self, "bench_last", None) == (count, crc)
+        self.bench_last = (count, crc)
+        if not (unchanged and variant == VARIANTS[1]):
+            real_record(self, count, crc)
+
+    ack_file.record = record
     table = bench.Table(state)
     times: dict[str, list[list[float]]] = {variant: [] for variant in VARIANTS}
     try:
         for number in range(games):
-            variant = VARIANTS[number % 2]
-            patched.flush = variant == VARIANTS[0]
+            variant = VARIANTS[number % len(VARIANTS)]
+            patched.flush = variant != VARIANTS[2]
             names = bench.SEATS_GAME if number == 0 else bench.NEXT_GAME + bench.SEATS_GAME[1:]
             presses = bench.play(table, names)
             if any(press.ms is None for press in presses):
@@ -238,7 +256,7 @@ def latency_lines(label: str, times: dict[str, list[list[float]]]) -> list[str]:
     for variant, games in times.items():
         every = sorted(ms for game in games for ms in game)
         medians = [statistics.median(game) for game in games]
-        out.append(f"  {variant:<27} p50 {statistics.median(every):6.2f} / p99 "
+        out.append(f"  {variant:<28} p50 {statistics.median(every):6.2f} / p99 "
                    f"{plain.percentile(every, 0.99):6.2f} / max {every[-1]:6.2f} ms"
                    f"  ({len(every)} presses, {len(games)} games; the games' medians "
                    f"{min(medians):.2f}–{max(medians):.2f} ms)")
@@ -247,8 +265,8 @@ def latency_lines(label: str, times: dict[str, list[list[float]]]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=8,
-                        help="whole games on each device, the two variants in turn")
+    parser.add_argument("--games", type=int, default=9,
+                        help="whole games on each device, the three variants in turn")
     parser.add_argument("--delay-ms", type=int, default=20)
     parser.add_argument("--count-only", action="store_true", help="part 1 only")
     parser.add_argument("--here", action="store_true",

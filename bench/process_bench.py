@@ -1,10 +1,18 @@
 """Whole processes, side by side: start-up, and a replay over many files.
 
-    .venv/bin/pip install -e '.[bench]'      # open-spiel, once
-    .venv/bin/python bench/process_bench.py [--games 495] [--rounds 7]
+    .venv/bin/pip install 'open-spiel>=1.5'  # the bench extra, once
+    .venv/bin/python bench/process_bench.py [--games 495] [--rounds 11] [--instructions]
+                                            [--python PATH] [--here]
 
-Both measures run real processes in this venv, alternating, best of
-``--rounds`` (wall time):
+Both measures run real processes, every command once a round, in turn, for
+``--rounds`` rounds (wall time); each figure is the median over the rounds
+with the spread (min–max), each ratio taken within a round, then its median
+and spread.  They run in a plain install of the checkout (``bench/plain.py``:
+not editable, its ``euchre-referee`` script written by pip for that venv, as
+on a Pi), unless ``--here``: an editable install's finder costs every start
+about 100M instructions (``python -c pass`` 144M against 38M), which no
+installed referee pays.  ``--python`` makes that venv with another
+interpreter of the same minor version (``/usr/bin/python3``: Debian's).
 
 * start-up: ``euchre-referee replay one.log`` (a small log), the engine alone
   (``python -m euchre_core.check one.log``-like: import ``euchre_core``, read the
@@ -36,8 +44,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(HERE))
+if str(HERE) not in sys.path:  # loaded by a test
+    sys.path.append(str(HERE))
+import plain  # noqa: E402
+
+plain.packages()
 
 ENGINE_ONLY = (
     "import sys\n"
@@ -62,14 +73,21 @@ OPENSPIEL = (
 )
 
 
-def best_of(rounds: int, commands: list[list[str]], env: dict[str, str]) -> list[float]:
-    best = [float("inf")] * len(commands)
+def timed_rounds(rounds: int, commands: list[list[str]], env: dict[str, str]
+                 ) -> list[list[float]]:
+    """Wall time (s) of each command in each round, every command once a
+    round, in turn: ``[command][round]``."""
+    times: list[list[float]] = [[] for _ in commands]
     for _ in range(rounds):
         for index, command in enumerate(commands):
             start = time.perf_counter()
             subprocess.run(command, env=env, check=False, stdout=subprocess.DEVNULL)
-            best[index] = min(best[index], time.perf_counter() - start)
-    return best
+            times[index].append(time.perf_counter() - start)
+    return times
+
+
+def ratios(ours: list[float], theirs: list[float]) -> list[float]:
+    return [a / b for a, b in zip(ours, theirs, strict=True)]
 
 
 def instructions(command: list[str], env: dict[str, str]) -> int:
@@ -84,10 +102,19 @@ def instructions(command: list[str], env: dict[str, str]) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=495)
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count the start-up commands' instructions (callgrind)")
+    parser.add_argument("--python", help="the interpreter of the plain install's venv")
+    parser.add_argument("--here", action="store_true",
+                        help="measure in this interpreter, not in a plain install")
     args = parser.parse_args()
+    if not args.here and not plain.in_plain_install():
+        rest = [arg for arg in sys.argv[1:] if not arg.startswith("--python")]
+        if args.python and args.python in rest:
+            rest.remove(args.python)
+        return plain.rerun(__file__, rest, python=args.python)
     python = sys.executable
     referee = str(Path(python).with_name("euchre-referee"))
     small = str(ROOT / "examples" / "left-bower.log")
@@ -101,22 +128,33 @@ def main() -> int:
         ]
         for command in startup:  # warm the byte-code caches
             subprocess.run(command, env=env, check=False, stdout=subprocess.DEVNULL)
-        t_cli, t_engine, t_pass = best_of(args.rounds, startup, env)
-        print(f"start-up, best of {args.rounds} (one small log: {Path(small).name})")
-        print(f"  python -c pass                      {t_pass * 1e3:7.1f} ms   1.00x")
-        print(f"  engine alone: import, read, replay  {t_engine * 1e3:7.1f} ms"
-              f"   {t_engine / t_pass:4.2f}x")
-        print(f"  euchre-referee replay one.log       {t_cli * 1e3:7.1f} ms"
-              f"   {t_cli / t_pass:4.2f}x  (budget: 4x)")
+        t_cli, t_engine, t_pass = timed_rounds(args.rounds, startup, env)
+
+        def ms(times: list[float]) -> str:
+            return plain.spread(times, 1e3, 1, " ms")
+
+        def x(times: list[float]) -> str:
+            return plain.spread(times, 1.0, 2, "x")
+
+        print(f"python {sys.version.split()[0]}, firmware from {plain.where_from()}")
+        print(f"start-up, {args.rounds} rounds in turn, median (min–max); one small log: "
+              f"{Path(small).name}")
+        print(f"  python -c pass                      {ms(t_pass)}")
+        print(f"  engine alone: import, read, replay  {ms(t_engine)}"
+              f"   {x(ratios(t_engine, t_pass))} python -c pass")
+        print(f"  euchre-referee replay one.log       {ms(t_cli)}"
+              f"   {x(ratios(t_cli, t_pass))} python -c pass  (budget: 4x)")
         if args.instructions and shutil.which("valgrind"):
             counts = [instructions(command, env) for command in startup]
             print("  instructions (callgrind): "
-                  f"euchre-referee {counts[0] / 1e6:.0f}M, engine alone {counts[1] / 1e6:.0f}M, "
+                  f"euchre-referee {counts[0] / 1e6:.0f}M ({counts[0] / counts[2]:.2f}x), "
+                  f"engine alone {counts[1] / 1e6:.0f}M ({counts[1] / counts[2]:.2f}x), "
                   f"python -c pass {counts[2] / 1e6:.0f}M")
         try:
             from openspiel_euchre import generate_games
         except ImportError as error:
-            print(f"many files: needs open-spiel: .venv/bin/pip install -e '.[bench]' ({error})")
+            print(f"many files: needs open-spiel: .venv/bin/pip install 'open-spiel>=1.5' "
+                  f"({error})")
             return 2
         games = generate_games(args.games, args.seed)
         logs, actions = [], []
@@ -139,16 +177,20 @@ def main() -> int:
             if done.returncode != 0:
                 print(f"failed: {' '.join(command[:3])} ... (exit {done.returncode})")
                 return 1
-        t_spiel, t_ours, t_quiet, t_cli_many = best_of(args.rounds, many, env)
+        t_spiel, t_ours, t_quiet, t_cli_many = timed_rounds(args.rounds, many, env)
+
+        def s(times: list[float]) -> str:
+            return plain.spread(times, 1.0, 3, " s")
+
         print(f"many files: {args.games} games, {hands} hands, one file a game, "
-              f"best of {args.rounds}")
-        print(f"  OpenSpiel process (apply_action)    {t_spiel:7.3f} s    1.00x")
-        print(f"  engine alone over the logs          {t_ours:7.3f} s    {t_ours / t_spiel:4.2f}x"
-              "  (budget: 0.8x)")
-        print(f"  euchre-referee replay -q FILES      {t_quiet:7.3f} s    "
-              f"{t_quiet / t_spiel:4.2f}x  (budget: 0.8x)")
-        print(f"  euchre-referee replay FILES         {t_cli_many:7.3f} s    "
-              f"{t_cli_many / t_spiel:4.2f}x  (and every file's hands table)")
+              f"{args.rounds} rounds in turn, median (min–max)")
+        print(f"  OpenSpiel process (apply_action)    {s(t_spiel)}")
+        print(f"  engine alone over the logs          {s(t_ours)}"
+              f"   {x(ratios(t_ours, t_spiel))} OpenSpiel  (budget: 0.8x)")
+        print(f"  euchre-referee replay -q FILES      {s(t_quiet)}"
+              f"   {x(ratios(t_quiet, t_spiel))} OpenSpiel  (budget: 0.8x)")
+        print(f"  euchre-referee replay FILES         {s(t_cli_many)}"
+              f"   {x(ratios(t_cli_many, t_spiel))} OpenSpiel  (and every file's hands table)")
     return 0
 
 

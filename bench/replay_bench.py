@@ -1,13 +1,16 @@
 """Replay throughput: our engine against OpenSpiel's C++ Euchre, side by side.
 
-    .venv/bin/pip install -e '.[bench]'      # open-spiel, once
-    .venv/bin/python bench/replay_bench.py [--games 200] [--rounds 9]
+    .venv/bin/pip install 'open-spiel>=1.5'  # the bench extra, once
+    .venv/bin/python bench/replay_bench.py [--games 200] [--rounds 21] [--python PATH] [--here]
 
 Workload: random whole games to 10 (each hand played by uniformly random legal
 actions in OpenSpiel, see ``openspiel_euchre.py``), written as our card-level
 logs.  The same games are also written at winner level (the trick winners our
-engine worked out, no deal or plays).  Timed, in alternating rounds so both
-sides see the same machine load, best round of each kept:
+engine worked out, no deal or plays).  Timed in ``--rounds`` rounds, every
+workload once in each round, one after the other, so all see the same machine
+load; each figure is the median over the rounds with the spread (min–max), and
+each ratio is taken within a round (the two workloads side by side), then its
+median and spread over the rounds:
 
 * OpenSpiel: ``apply_action`` for every chance and player action of every hand
   (no checks), and ``apply_action_with_legality_check`` (each action checked
@@ -25,6 +28,12 @@ sides see the same machine load, best round of each kept:
 
 Also checks, before timing, that every game replays valid and that our score
 after each hand equals the sum of OpenSpiel's returns.
+
+It runs in a plain install of the checkout (``bench/plain.py``: not editable,
+as a Pi has it; open-spiel and the other dependencies this interpreter's),
+unless ``--here``; ``--python`` makes that install's venv with another
+interpreter of the same minor version (``/usr/bin/python3``: Debian's, the
+Pi's).
 """
 
 from __future__ import annotations
@@ -36,7 +45,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if str(Path(__file__).resolve().parent) not in sys.path:  # loaded by a test
+    sys.path.append(str(Path(__file__).resolve().parent))
+import plain  # noqa: E402
+
+plain.packages()
 
 from euchre_core import Game, Team, replay  # noqa: E402
 from euchre_core.codes import CODES, SLOW_CODE, read_deal  # noqa: E402
@@ -83,28 +96,42 @@ def winner_level(card_level_log: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def best_of(rounds: int, *jobs: Callable[[], object]) -> list[float]:
-    """Best wall time (s) of each job over ``rounds`` alternating rounds."""
-    best = [float("inf")] * len(jobs)
+def timed_rounds(rounds: int, *jobs: Callable[[], object]) -> list[list[float]]:
+    """Wall time (s) of each job in each of ``rounds`` rounds, every job once a
+    round, in turn: ``[job][round]``."""
+    times: list[list[float]] = [[] for _ in jobs]
     for _ in range(rounds):
         for index, job in enumerate(jobs):
             start = time.perf_counter()
             job()
-            best[index] = min(best[index], time.perf_counter() - start)
-    return best
+            times[index].append(time.perf_counter() - start)
+    return times
+
+
+def ratios(ours: list[float], theirs: list[float]) -> list[float]:
+    """``ours / theirs`` round by round."""
+    return [a / b for a, b in zip(ours, theirs, strict=True)]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=21)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--python", help="the interpreter of the plain install's venv")
+    parser.add_argument("--here", action="store_true",
+                        help="measure in this interpreter, not in a plain install")
     args = parser.parse_args()
     try:
         from openspiel_euchre import generate_games, replay_openspiel, replay_openspiel_checked
     except ImportError as error:
-        print(f"needs open-spiel: .venv/bin/pip install -e '.[bench]' ({error})")
+        print(f"needs open-spiel: .venv/bin/pip install 'open-spiel>=1.5' ({error})")
         return 2
+    if not args.here and not plain.in_plain_install():
+        rest = [arg for arg in sys.argv[1:] if not arg.startswith("--python")]
+        if args.python and args.python in rest:
+            rest.remove(args.python)
+        return plain.rerun(__file__, rest, python=args.python)
 
     games = generate_games(args.games, args.seed)
     card_logs = [game.log_text for game in games]
@@ -142,27 +169,37 @@ def main() -> int:
     if unread != len(card_logs):
         print(f"reading only missed {unread - len(card_logs)} lines it should look up")
         return 1
-    t_spiel, t_checked, t_cards, t_entries, t_winners, t_reading = best_of(
+    t_spiel, t_checked, t_cards, t_entries, t_winners, t_reading = timed_rounds(
         args.rounds, lambda: replay_openspiel(games), lambda: replay_openspiel_checked(games),
         ours_cards, ours_cards_entries, ours_winners, ours_reading,
     )
     per_hand = 1e6 / hands
-    print(f"python {platform.python_version()} on {platform.machine()}, "
-          f"{args.games} games, {hands} hands, {lines} card-level lines, best of {args.rounds}")
-    print(f"OpenSpiel apply_action (C++)      {t_spiel * per_hand:8.1f} us/hand")
-    print(f"OpenSpiel, legality-checked       {t_checked * per_hand:8.1f} us/hand")
-    print(f"ours, card-level log replay       {t_cards * per_hand:8.1f} us/hand"
-          f"   {hands / t_cards:9.0f} hands/s   {lines / t_cards:9.0f} lines/s")
-    print(f"ours, card-level, entries asked   {t_entries * per_hand:8.1f} us/hand"
-          f"   ({t_entries / t_spiel:.2f}x OpenSpiel)")
-    print(f"ours, winner-level log replay     {t_winners * per_hand:8.1f} us/hand"
-          f"   {hands / t_winners:9.0f} hands/s")
-    print(f"ours, reading only (no rules)     {t_reading * per_hand:8.1f} us/hand")
-    print(f"ratio card-level / OpenSpiel      {t_cards / t_spiel:8.2f}x"
+
+    def us(times: list[float]) -> str:
+        return plain.spread(times, per_hand, 1, " us/hand")
+
+    def x(times: list[float]) -> str:
+        return plain.spread(times, 1.0, 2, "x")
+
+    best = min(t_cards)
+    print(f"python {platform.python_version()} on {platform.machine()}, firmware from "
+          f"{plain.where_from()}")
+    print(f"{args.games} games, {hands} hands, {lines} card-level lines, {args.rounds} rounds "
+          "in turn: median (min–max) over the rounds")
+    print(f"OpenSpiel apply_action (C++)        {us(t_spiel)}")
+    print(f"OpenSpiel, legality-checked         {us(t_checked)}")
+    print(f"ours, card-level log replay         {us(t_cards)}"
+          f"   best {hands / best:.0f} hands/s, {lines / best:.0f} lines/s")
+    print(f"ours, card-level, entries asked     {us(t_entries)}")
+    print(f"ours, winner-level log replay       {us(t_winners)}")
+    print(f"ours, reading only (no rules)       {us(t_reading)}")
+    print("ratios, each within a round:")
+    print(f"card-level / OpenSpiel              {x(ratios(t_cards, t_spiel))}"
           "  (budget: 1.0x; goal: 0.8x)")
-    print(f"ratio card-level / OpenSpiel checked {t_cards / t_checked:5.2f}x")
-    print(f"ratio winner-level / card-level   {t_winners / t_cards:8.2f}x")
-    print(f"ratio reading only / OpenSpiel    {t_reading / t_spiel:8.2f}x")
+    print(f"card-level / OpenSpiel checked      {x(ratios(t_cards, t_checked))}")
+    print(f"entries asked / OpenSpiel           {x(ratios(t_entries, t_spiel))}")
+    print(f"winner-level / card-level           {x(ratios(t_winners, t_cards))}")
+    print(f"reading only / OpenSpiel            {x(ratios(t_reading, t_spiel))}")
     return 0
 
 
