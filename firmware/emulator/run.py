@@ -24,6 +24,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -33,7 +35,7 @@ from ..app import Referee
 from ..config import Config, ConfigError, load_config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..fonts import screen_name_problem
-from ..journal import JournalError, Store
+from ..start import journal_keeper, open_journal
 from .terminal import (
     SCREEN_ENTER,
     SCREEN_LEAVE,
@@ -86,27 +88,74 @@ def emulator_config(args: argparse.Namespace) -> Config:
     return join_config(config, args)
 
 
-def build_emulator(args: argparse.Namespace, *, out: BinaryIO | None = None
+class StoppedWaiting(Exception):
+    """Quit while the journal could not be opened (nothing was entered)."""
+
+
+@contextmanager
+def _quit_keys(stdin: int) -> Iterator[Callable[[], bool]]:
+    """A ``stopping()`` for the wait for a journal: true once q or Ctrl-C is
+    typed, the input ends, or SIGTERM/SIGHUP/SIGINT comes.  The keyboard is
+    read (raw) only from the first call: a journal that opens at once
+    changes nothing."""
+    quit_now = threading.Event()
+    watching = False
+
+    def on_key(key: Key) -> None:
+        if key.name == "QUIT":
+            quit_now.set()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        quit_now.set()
+
+    with ExitStack() as stack:
+
+        def stopping() -> bool:
+            nonlocal watching
+            if not watching:
+                watching = True
+                for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                    stack.callback(signal.signal, signum, signal.signal(signum, on_signal))
+                stack.enter_context(raw_terminal(stdin))
+                reader = KeyReader(stdin, on_key, quit_now.set)
+                reader.start()
+                stack.callback(reader.join, 1.0)
+                stack.callback(reader.stop)
+            return quit_now.is_set()
+
+        yield stopping
+
+
+def build_emulator(args: argparse.Namespace, *, out: BinaryIO | None = None, stdin: int = 0
                    ) -> tuple[Referee, queue.Queue[Any], TerminalDisplay]:
     """The referee on the terminal: its queue and display, not yet running.
 
+    The journal is opened as the device opens it (:func:`firmware.start.open_journal`):
+    one that cannot be written but keeps a game is shown read-only; else the
+    cause is on the screen and it is tried again until it opens, or until q,
+    Ctrl-C or the end of input (:class:`StoppedWaiting`).
     Raises ConfigError for bad options and FontsMissing without the fonts."""
     from ..fonts import load_fonts
+    from ..pi.systemd import Notifier
 
     config = emulator_config(args)
     load_fonts()  # fail here, before the terminal is changed, if the fonts are missing
     events: queue.Queue[Any] = queue.Queue()
-    store = Store(Path(config.state_dir))
     display = TerminalDisplay(out if out is not None else sys.stdout.buffer,
                               blocks=getattr(args, "blocks", "auto"))
+    with _quit_keys(stdin) as stopping:
+        store = open_journal(Path(config.state_dir), display, Notifier(None), stopping)
+    if store is None:
+        raise StoppedWaiting
     referee = Referee(config, store, display=display)
     display.status = lambda: status_lines(referee.view())
     return referee, events, display
 
 
 def run_emulator(referee: Referee, events: queue.Queue[Any], display: TerminalDisplay, *,
-                 stdin: int = 0) -> int:
-    """Run the main loop with the keyboard on ``stdin`` as the buttons until quit.
+                 stdin: int = 0, each_pass: Callable[[], object] | None = None) -> int:
+    """Run the main loop with the keyboard on ``stdin`` as the buttons until quit
+    (calling ``each_pass`` on each pass of the loop).
 
     The terminal's mode, screen and signal handlers are restored on the way
     out, also after an exception or SIGTERM."""
@@ -132,6 +181,8 @@ def run_emulator(referee: Referee, events: queue.Queue[Any], display: TerminalDi
             quitting.set()
 
     def on_loop() -> None:
+        if each_pass is not None:
+            each_pass()
         if resized.is_set():
             resized.clear()
             display.redraw(clear=True)
@@ -203,9 +254,11 @@ def emulate(args: argparse.Namespace) -> int:
     except (ConfigError, FontsMissing) as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except JournalError as error:  # a read-only or full card, another referee...
-        print(f"euchre-referee: journal not opened: {error}", file=sys.stderr)
+    except StoppedWaiting:  # the journal could not be opened, and the table quit
+        print("euchre-referee: stopped before the journal opened", file=sys.stderr)
         return EXIT_INVALID
+    # A kept game shown read-only (a read-only card): tried again, as on the device.
+    keep_journal = journal_keeper(referee, say=display.note)
     # Services sharing the queue (the serial link on a pseudo-terminal) start here.
     # The serial link (firmware.link.service) on a pseudo-terminal, --pty-link.
     from ..link.service import SerialService
@@ -223,7 +276,7 @@ def emulate(args: argparse.Namespace) -> int:
 
     club_box = join_club(referee, events, say=display.note)
     try:
-        code = run_emulator(referee, events, display)
+        code = run_emulator(referee, events, display, each_pass=keep_journal)
     finally:
         if club_box is not None:
             club_box.close()

@@ -14,10 +14,11 @@ is missing, retried, and the buttons go on working.  No GPIO (no pin factory,
 lgpio unable to open the chip) or a bad pin map stops the start with one line
 saying what is missing and what to do.  A journal that cannot be opened (a
 read-only or full card, another referee on the state directory: see
-:class:`~firmware.journal.Store`) is said in one line in the log and on the
-screen, and the referee stays up trying again every
-:data:`JOURNAL_RETRY_S` seconds (pinging the watchdog) until it opens or the
-referee is stopped: no restart loop.
+:class:`~firmware.journal.Store`) never stops it either: a game it keeps is
+shown read-only, entries refused with the cause, or else the cause is said in
+one line in the log and on the screen; either way it is tried again every
+:data:`~firmware.start.JOURNAL_RETRY_S` seconds (pinging the watchdog), the
+same path as the emulator's (:mod:`firmware.start`): no restart loop.
 """
 
 from __future__ import annotations
@@ -26,15 +27,13 @@ import argparse
 import queue
 import signal
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from ..app import FrameSink, Inbox, Referee
+from ..app import Inbox, Referee
 from ..config import Config
 from ..exits import EXIT_OK, EXIT_USAGE
-from ..journal import JournalError, Store
+from ..start import journal_keeper, open_journal, show_notice
 from .systemd import Notifier
 
 if TYPE_CHECKING:
@@ -113,18 +112,6 @@ def build_inputs(config: Config, events: Inbox, *, pin_factory: Any = None
     return buttons, indicators
 
 
-def show_notice(display: FrameSink, title: str, lines: tuple[str, ...]) -> bool:
-    """Draw a notice straight on the display (before a Referee exists)."""
-    from ..screens import render
-    from ..view import View
-
-    try:
-        display.show(render(View(kind="notice", title=title, lines=lines)))
-    except Exception:  # the message is in the log too
-        return False
-    return True
-
-
 def run_command(args: argparse.Namespace) -> int:
     """``euchre-referee run --config FILE [--state-dir DIR]``."""
     from ..config import ConfigError, load_config
@@ -139,41 +126,6 @@ def run_command(args: argparse.Namespace) -> int:
     from ..club import join_config
 
     return run(join_config(config, args))
-
-
-JOURNAL_RETRY_S = 5.0
-"""Seconds between attempts to open a journal that could not be opened."""
-
-
-def open_journal(state_dir: Path, display: FrameSink, notifier: Notifier,
-                 stopping: Callable[[], bool], *, retry_s: float = JOURNAL_RETRY_S,
-                 sleep: Callable[[float], None] = time.sleep) -> Store | None:
-    """The journal, once it opens; None if stopped first.  While it cannot be
-    opened the cause is logged once (again when it changes), shown on the
-    display, reported to systemd (READY with that STATUS, so the unit is not
-    restarted over and over) and the watchdog is pinged between attempts."""
-    said = ""
-    while True:
-        try:
-            return Store(state_dir)
-        except JournalError as error:
-            cause = str(error)
-        if cause != said:
-            print(f"euchre-referee: journal not opened: {cause}; trying again every "
-                  f"{retry_s:g} s", file=sys.stderr, flush=True)
-            show_notice(display, "Journal not opened", (cause, "Trying again..."))
-            if not said:
-                notifier.ready()
-            notifier.status(f"journal not opened: {cause}")
-            said = cause
-        waited = 0.0
-        while waited < retry_s:
-            if stopping():
-                return None
-            notifier.watchdog()
-            step = min(0.5, retry_s - waited)
-            sleep(step)
-            waited += step
 
 
 def show_serial_state(referee: Referee, link: SerialLink) -> None:
@@ -219,6 +171,7 @@ def run(config: Config) -> int:
         print("euchre-referee: stopped", file=sys.stderr)
         return EXIT_OK
     referee = Referee(config, store, display=display)
+    keep_journal = journal_keeper(referee)  # a kept game shown read-only: retried
     for note in referee.notes:
         print(f"euchre-referee: {note}", file=sys.stderr)
     referee.refresh()  # the first frame
@@ -230,7 +183,7 @@ def run(config: Config) -> int:
         show_notice(display, "No buttons", (problem,))
         display.close()
         notifier.close()
-        store.close()
+        referee.store.close()
         return EXIT_USAGE
     referee.attach_inputs(indicators=indicators, is_pressed=buttons.is_pressed)
     if not display.is_open:
@@ -261,6 +214,7 @@ def run(config: Config) -> int:
 
         def on_loop() -> None:
             notifier.watchdog()
+            keep_journal()
             if serial_service is not None:
                 show_serial_state(referee, serial_service.link)
 
@@ -276,6 +230,6 @@ def run(config: Config) -> int:
         if indicators is not None:
             indicators.close()
         notifier.close()
-        store.close()
+        referee.store.close()
     print("euchre-referee: stopped", file=sys.stderr)
     return EXIT_OK

@@ -271,11 +271,15 @@ def _emulate(state: Path, *, user: str | None = None) -> subprocess.CompletedPro
 
 def test_emulate_on_a_read_only_state_dir_says_one_line(
         read_only_later: tuple[Path, Any]) -> None:
+    """No game to show: the cause in one line, then it waits as the device
+    does, until the input ends (firmware.start; a kept game is shown instead:
+    test_fw_journal_readonly_start.py)."""
     state, set_read_only = read_only_later
     set_read_only(True)
     done = _emulate(state)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+    assert done.stderr.splitlines() == [
+        done.stderr.splitlines()[0], "euchre-referee: stopped before the journal opened"]
     assert done.stderr.startswith("euchre-referee: journal not opened: the card is read-only")
 
 
@@ -366,12 +370,13 @@ def test_a_second_referee_on_the_same_state_dir_is_refused_naming_the_first(
         assert first.stdout.readline().startswith("START")
         with pytest.raises(JournalInUse, match=f"pid {first.pid}: .*crash_child.py"):
             Store(tmp_path)
-        done = _emulate(tmp_path)
+        done = _emulate(tmp_path)  # it waits as the device does, until its input ends
         assert done.returncode == 1
         assert done.stderr.strip().splitlines() == [
             f"euchre-referee: journal not opened: {tmp_path} is in use by another referee "
             f"(pid {first.pid}: {sys.executable} {CHILD} {tmp_path}): "
-            "one referee per state directory"]
+            "one referee per state directory; trying again every 5 s",
+            "euchre-referee: stopped before the journal opened"]
         assert (tmp_path / LOCK_NAME).read_text().strip() == str(first.pid)
     finally:
         first.send_signal(signal.SIGKILL)
