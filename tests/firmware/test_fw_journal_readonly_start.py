@@ -127,3 +127,40 @@ def test_emulate_on_a_read_only_card_shows_the_kept_game_and_refuses_entries(
     store = Store(state)
     assert store.lines(store.latest() or 0) == lines  # nothing was kept
     store.close()
+
+
+def test_run_on_a_read_only_card_stays_up_and_takes_the_journal_when_writable(
+        card: tuple[Path, Callable[[bool], None]], tmp_path: Path) -> None:
+    """``run`` end to end (mock pins, no display): the same path, the retry
+    from its main loop."""
+    mount, set_read_only = card
+    state = mount / "state"
+    a_kept_game(state)
+    set_read_only(True)
+    config = tmp_path / "referee.toml"
+    config.write_text("[display]\ni2c_port = 99  # no such bus here\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("WATCHDOG_", "NOTIFY_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "run", "--config", str(config), "--state-dir",
+         str(state)], cwd=ROOT, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**env, "GPIOZERO_PIN_FACTORY": "mock", "PYTHONPATH": str(ROOT),
+             "PYTHONUNBUFFERED": "1"})
+    assert process.stderr is not None
+    try:
+        seen = [process.stderr.readline()]
+        assert seen[0].startswith("euchre-referee: journal read-only: the card is read-only"), seen
+        set_read_only(False)
+        while "journal opened" not in seen[-1]:  # within JOURNAL_RETRY_S of its main loop
+            line = process.stderr.readline()
+            assert line, seen
+            seen.append(line)
+        assert seen[-1].strip() == (f"euchre-referee: journal opened: {state} can be written "
+                                    "again, entries are kept")
+        process.terminate()
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    store = Store(state)  # it let go of the journal: a writer can open it
+    store.close()
