@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Euchre table referee on Raspberry Pi OS (Bookworm or later) and
-# starts it at boot under systemd.  Run it from a checkout of this repository:
+# Installs the Euchre table referee on Raspberry Pi OS bookworm (Python 3.11) or
+# trixie (Python 3.13, what Raspberry Pi Imager writes now; the system is read
+# from /etc/os-release) and starts it at boot under systemd.  Run it from a
+# checkout of this repository:
 #
 #     sudo scripts/install-pi.sh            # install or update
 #     scripts/install-pi.sh --dry-run       # only say what it would change
@@ -12,13 +14,20 @@
 #      dtparam=i2c_arm=on, dtparam=i2c_arm_baudrate=400000 (the OLED at 400 kHz)
 #      and dtoverlay=dwc2 (USB gadget mode); other lines are left alone.
 #   2. /etc/modules-load.d/euchre-referee.conf: i2c-dev, dwc2, g_serial
-#      (/dev/i2c-1 and the USB gadget serial port /dev/ttyGS0 at boot).
+#      (/dev/i2c-1 and the USB gadget serial port /dev/ttyGS0 at boot).  The
+#      USB port takes one gadget: where trixie's rpi-usb-gadget has turned on
+#      its USB Ethernet gadget (g_ether, Imager's "USB Gadget mode"), the serial
+#      gadget is left out, as with --no-gadget, and the script says how to
+#      have it instead (sudo rpi-usb-gadget off, then run this again).
 #   3. Masks serial-getty@ttyGS0.service: the referee owns /dev/ttyGS0, no
 #      login prompt may sit on it (other serial consoles are left as they are).
 #   4. apt: python3-lgpio python3-venv i2c-tools (only the missing ones, and
-#      only those apt has: on plain Debian, which has no python3-lgpio, the
+#      only those apt has: python3-lgpio comes from Raspberry Pi's repository,
+#      on bookworm and trixie; on plain Debian, which has no python3-lgpio, the
 #      rest is still installed and the lgpio wheel is pip-installed into the
-#      venv in step 6; the screens' fonts ship with the program).
+#      venv in step 6: lgpio's own up to Python 3.12, adafruit-lgpio, the same
+#      module built for 3.13, on trixie; the screens' fonts ship with the
+#      program).
 #   5. The system user "euchre" (no login, no home) in the groups gpio, i2c
 #      and dialout (groups made if missing).
 #   6. A venv with --system-site-packages (for Debian's python3-lgpio) in
@@ -75,6 +84,8 @@ UNIT_DIR=/etc/systemd/system
 SERVICE_USER=euchre
 SERVICE_GROUPS=(gpio i2c dialout)
 APT_PACKAGES=(python3-lgpio python3-venv i2c-tools)
+# rpi-usb-gadget's switch (trixie): present while its USB Ethernet gadget is on.
+USB_GADGET_CONF=/usr/lib/modules-load.d/usb-gadget.conf
 
 changes=0
 reboot_needed=0
@@ -137,6 +148,44 @@ symlink() {
     rm -f "$link"
     ln -s "$target" "$link"
     return 0
+}
+
+# --- the system -----------------------------------------------------------------
+
+# os_release KEY: KEY's value in /etc/os-release (under ROOT when given), or "".
+os_release() {
+    local file=$ROOT/etc/os-release key value
+    [ -f "$file" ] || return 0
+    while IFS='=' read -r key value; do
+        if [ "$key" = "$1" ]; then
+            value=${value#[\"\']}
+            printf '%s\n' "${value%[\"\']}"
+            return 0
+        fi
+    done <"$file"
+}
+
+# the_system: says which system this is; warns off one that is not bookworm or
+# trixie; leaves the USB serial gadget out where rpi-usb-gadget holds the port.
+the_system() {
+    local codename name
+    codename=$(os_release VERSION_CODENAME)
+    name=$(os_release PRETTY_NAME)
+    say "system: ${name:-unknown (no /etc/os-release)}"
+    case "$codename" in
+        bookworm | trixie) ;;
+        *)
+            say "warning: made for Raspberry Pi OS bookworm and trixie, not" \
+                "'${codename:-unknown}': going on, check what it says" >&2
+            ;;
+    esac
+    if [ "$GADGET" -eq 1 ] && [ -f "$ROOT$USB_GADGET_CONF" ] &&
+        grep -qx '[[:space:]]*g_ether[[:space:]]*' "$ROOT$USB_GADGET_CONF"; then
+        say "note: rpi-usb-gadget's USB Ethernet gadget is on ($USB_GADGET_CONF):" \
+            "the USB port takes one gadget, so the serial link's (g_serial) is left out;" \
+            "to have the serial link on USB: sudo rpi-usb-gadget off, then run this again"
+        GADGET=0
+    fi
 }
 
 # --- 1. the boot config: I2C at 400 kHz, USB gadget mode ---------------------
@@ -369,7 +418,8 @@ python_and_project() {
         ok "venv $VENV"
     else
         python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
-            echo "install-pi: needs Python 3.11 or newer (Raspberry Pi OS Bookworm has it)" >&2
+            echo "install-pi: needs Python 3.11 or newer (Raspberry Pi OS bookworm has" \
+                "3.11, trixie 3.13)" >&2
             exit 1
         }
         if change "python3 -m venv --system-site-packages $VENV"; then
@@ -394,9 +444,12 @@ python_and_project() {
     restart_needed=1
 }
 
-# lgpio_wheel: where apt has no python3-lgpio, the lgpio wheel from the package
-# index goes into the venv (gpiozero's pin factory on the Pi 5 and Bookworm).
+# lgpio_wheel: where apt has no python3-lgpio, the lgpio module from the package
+# index goes into the venv (gpiozero's pin factory on the Pi 5, bookworm and
+# trixie): lgpio's wheel up to Python 3.12, adafruit-lgpio (the same module,
+# built for 3.13 and later, which lgpio has no wheel for) after.
 lgpio_wheel() {
+    local python=python3 wheel=lgpio
     [ "$lgpio_from_pip" -eq 1 ] || return 0
     if ! on_system; then
         return 0
@@ -405,10 +458,15 @@ lgpio_wheel() {
         ok "lgpio in $VENV"
         return 0
     fi
-    change "pip install lgpio into $VENV (no python3-lgpio in apt)" || return 0
-    if ! "$VENV/bin/python" -m pip install --quiet lgpio; then
+    [ -x "$VENV/bin/python" ] && python=$VENV/bin/python
+    if "$python" -c 'import sys; sys.exit(sys.version_info < (3, 13))' 2>/dev/null; then
+        wheel=adafruit-lgpio
+    fi
+    change "pip install lgpio into $VENV (no python3-lgpio in apt; the wheel: $wheel)" ||
+        return 0
+    if ! "$VENV/bin/python" -m pip install --quiet "$wheel"; then
         say "warning: lgpio could not be installed: the referee will say 'GPIO not" \
-            "available' until it is (pip install lgpio into $VENV)" >&2
+            "available' until it is ($VENV/bin/python -m pip install $wheel)" >&2
     fi
     restart_needed=1
 }
@@ -476,6 +534,7 @@ main() {
             exit 1
         }
     done
+    the_system
     boot_config
     modules
     getty

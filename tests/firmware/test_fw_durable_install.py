@@ -259,3 +259,72 @@ def test_hw_readme_wiring_table_matches_the_pins() -> None:
         assert matches, f"{button} is not in hw/README.md's wiring table"
         assert f"GPIO{bcm}" in matches[0] and str(header[bcm]) in matches[0], matches[0]
     assert "dtparam=i2c_arm_baudrate=400000" in readme
+
+
+# --- trixie, and its rpi-usb-gadget (issue 20) ------------------------------------------
+
+TRIXIE_OS_RELEASE = """\
+PRETTY_NAME="Debian GNU/Linux 13 (trixie)"
+NAME="Debian GNU/Linux"
+VERSION_ID="13"
+VERSION="13 (trixie)"
+VERSION_CODENAME=trixie
+ID=debian
+"""
+
+
+def trixie_root(tmp_path: Path, *, usb_ethernet: bool) -> Path:
+    """A trixie fake root; with ``usb_ethernet``, rpi-usb-gadget turned on as
+    its ``rpi-usb-gadget on`` leaves it (g_ether, the dwc2 overlay in peripheral mode)."""
+    config = BOOKWORM_CONFIG + ("dtoverlay=dwc2,dr_mode=peripheral\n" if usb_ethernet else "")
+    root = fake_root(tmp_path, config)
+    (root / "etc").mkdir()
+    (root / "etc/os-release").write_text(TRIXIE_OS_RELEASE, encoding="utf-8")
+    if usb_ethernet:
+        (root / "usr/lib/modules-load.d").mkdir(parents=True)
+        (root / "usr/lib/modules-load.d/usb-gadget.conf").write_text("g_ether\n")
+    return root
+
+
+def test_trixie_installs_as_bookworm_does(tmp_path: Path) -> None:
+    root = trixie_root(tmp_path, usb_ethernet=False)
+    out = install(root)
+    assert out.splitlines()[0] == "system: Debian GNU/Linux 13 (trixie)"
+    assert "rpi-usb-gadget" not in out
+    modules = (root / "etc/modules-load.d/euchre-referee.conf").read_text().split()
+    assert {"i2c-dev", "dwc2", "g_serial"} <= set(modules)
+    assert "dtoverlay=dwc2" in sections((root / "boot/firmware/config.txt").read_text())["all"]
+    assert "install-pi: 0 changes" in install(root)
+
+
+def test_rpi_usb_gadgets_usb_ethernet_keeps_the_port_and_the_serial_gadget_is_left_out(
+        tmp_path: Path) -> None:
+    """One gadget on the USB port: g_serial beside rpi-usb-gadget's g_ether
+    would never bind; the script says so and what to do, and leaves it out."""
+    root = trixie_root(tmp_path, usb_ethernet=True)
+    before = (root / "boot/firmware/config.txt").read_text()
+    out = install(root)
+    assert ("note: rpi-usb-gadget's USB Ethernet gadget is on "
+            "(/usr/lib/modules-load.d/usb-gadget.conf): the USB port takes one gadget, so the "
+            "serial link's (g_serial) is left out; to have the serial link on USB: sudo "
+            "rpi-usb-gadget off, then run this again") in out.splitlines()
+    modules = (root / "etc/modules-load.d/euchre-referee.conf").read_text().split()
+    assert "i2c-dev" in modules and "g_serial" not in modules and "dwc2" not in modules
+    config = (root / "boot/firmware/config.txt").read_text()
+    assert config.startswith(before)  # rpi-usb-gadget's overlay line stays as it is
+    assert "dtoverlay=dwc2" not in sections(config)["all"]
+    assert not (root / "etc/systemd/system/serial-getty@ttyGS0.service").exists()
+    assert "install-pi: 0 changes" in install(root)
+
+
+def test_a_system_neither_bookworm_nor_trixie_is_warned_of(tmp_path: Path) -> None:
+    root = fake_root(tmp_path)
+    (root / "etc").mkdir()
+    (root / "etc/os-release").write_text('PRETTY_NAME="Raspbian GNU/Linux 11 (bullseye)"\n'
+                                        "VERSION_CODENAME=bullseye\n", encoding="utf-8")
+    done = subprocess.run(["bash", str(SCRIPT), "--dry-run"], env={**os.environ, "ROOT": str(root)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "system: Raspbian GNU/Linux 11 (bullseye)"
+    assert ("warning: made for Raspberry Pi OS bookworm and trixie, not 'bullseye': going on, "
+            "check what it says") in done.stderr.splitlines()
