@@ -244,8 +244,9 @@ def test_install_plans_the_packages_apt_has_and_pip_for_lgpio() -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    wanted = ["python3-lgpio", "python3-venv", "fonts-dejavu-core", "fonts-terminus-otb",
-              "i2c-tools"]
+    script = (ROOT / "scripts" / "install-pi.sh").read_text(encoding="utf-8")
+    [listed] = [line for line in script.splitlines() if line.startswith("APT_PACKAGES=(")]
+    wanted = listed.removeprefix("APT_PACKAGES=(").removesuffix(")").split()  # the script's own
     missing = [package for package in wanted if not installed(package)]
     from_apt = [package for package in missing if apt_has(package)]
     if from_apt:
