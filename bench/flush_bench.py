@@ -74,16 +74,8 @@ def child_count(state: Path) -> None:
 
     table = bench.Table(state, poll=3600.0)
     table.answered = os.getppid
-    kinds = []
     try:
-        lines, flow = stored(table)
-        for name in bench.SEATS_GAME:
-            os.getppid()
-            table.press(name)
-            now = stored(table)
-            kinds.append("entry" if now[0] > lines else "flow only" if now[1] != flow
-                         else "nothing")
-            lines, flow = now
+        kinds = [kind for _, kind in play(table, bench.SEATS_GAME, os.getppid)]
     finally:
         table.close()
     print(json.dumps(kinds))
@@ -93,6 +85,22 @@ def stored(table: Any) -> tuple[int, str]:
     """Lines in the journal, and the current game's stored flow position."""
     games = table.store.games()
     return sum(info[2] for info in games), table.store.flow(games[-1][0]) if games else ""
+
+
+def play(table: Any, names: list[str], before: Any = None) -> list[tuple[Any, str]]:
+    """Each press, and what the journal got from it: an entry (a line), the
+    flow's position only, or nothing (looked up between presses)."""
+    out = []
+    lines, flow = stored(table)
+    for name in names:
+        if before is not None:
+            before()
+        press = table.press(name)
+        now = stored(table)
+        out.append((press, "entry" if now[0] > lines else "flow only" if now[1] != flow
+                    else "nothing"))
+        lines, flow = now
+    return out
 
 
 class _Os:
@@ -128,17 +136,19 @@ def child_latency(state: Path, games: int) -> None:
 
     ack_file.record = record
     table = bench.Table(state)
-    times: dict[str, list[list[float]]] = {variant: [] for variant in VARIANTS}
+    times: dict[str, list[list[tuple[float, str]]]] = {variant: [] for variant in VARIANTS}
+    played: list[list[Any]] = []
     try:
         for number in range(games):
             variant = VARIANTS[number % len(VARIANTS)]
             patched.flush = variant != VARIANTS[2]
             names = bench.SEATS_GAME if number == 0 else bench.NEXT_GAME + bench.SEATS_GAME[1:]
-            presses = bench.play(table, names)
-            if any(press.ms is None for press in presses):
+            presses = play(table, names)
+            if any(press.ms is None for press, _ in presses):
                 raise SystemExit(f"presses without a frame: {presses}")
-            times[variant].append([press.ms for press in presses if press.ms is not None])
-        result = bench.finish(table, [], games)
+            times[variant].append([(press.ms, kind) for press, kind in presses])
+            played.append([press for press, _ in presses])
+        result = bench.finish(table, played)
         if not (result.games_alike and result.panel_ok):
             raise SystemExit(f"games out of step or panel wrong: {result}")
     finally:
@@ -241,25 +251,34 @@ def loop_ext4(folder: Path, name: str, delay_ms: int | None) -> Iterator[Path]:
         yield mount
 
 
-def latency_on(mount: Path, games: int, wrap: list[str]) -> dict[str, list[list[float]]]:
+Times = dict[str, list[list[tuple[float, str]]]]
+"""Per variant, per game, each press's ms and what the journal got from it."""
+
+
+def latency_on(mount: Path, games: int, wrap: list[str]) -> Times:
     state = mount / "state"
     done = subprocess.run([*wrap, sys.executable, __file__, "--child-latency", str(state),
                            "--games", str(games)], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the latency child failed:\n{done.stderr[-3000:]}")
-    result: dict[str, list[list[float]]] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: Times = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
-def latency_lines(label: str, times: dict[str, list[list[float]]]) -> list[str]:
+def latency_lines(label: str, times: Times) -> list[str]:
     out = [label]
     for variant, games in times.items():
-        every = sorted(ms for game in games for ms in game)
-        medians = [statistics.median(game) for game in games]
+        every = sorted(ms for game in games for ms, _ in game)
+        medians = [statistics.median(ms for ms, _ in game) for game in games]
+        kinds = []
+        for kind in ("entry", "flow only"):
+            mine = [ms for game in games for ms, k in game if k == kind]
+            if mine:
+                kinds.append(f"{kind} {statistics.median(mine):.2f}")
         out.append(f"  {variant:<28} p50 {statistics.median(every):6.2f} / p99 "
                    f"{plain.percentile(every, 0.99):6.2f} / max {every[-1]:6.2f} ms"
-                   f"  ({len(every)} presses, {len(games)} games; the games' medians "
-                   f"{min(medians):.2f}–{max(medians):.2f} ms)")
+                   f"  (p50 by kind: {', '.join(kinds)}; {len(every)} presses, {len(games)} "
+                   f"games, their medians {min(medians):.2f}–{max(medians):.2f} ms)")
     return out
 
 

@@ -65,3 +65,22 @@ def test_the_flushes_are_put_to_their_presses(bench: ModuleType, tmp_path: Path)
     assert lines[0].startswith("one game, 74 presses")
     entry = next(line for line in lines if line.strip().startswith("entry"))
     assert "fdatasync journal.sqlite3-wal 1.00" in entry, lines
+
+
+def test_the_benches_plain_install_is_not_editable(tmp_path: Path) -> None:
+    """bench/plain.py installs the checkout as a Pi has it: the packages and the
+    euchre-referee script in the venv, no editable finder at start-up."""
+    import subprocess
+
+    plain = load_script("bench/plain.py")
+    python = plain.install(plain.ROOT, tmp_path / "venv")
+    shown = subprocess.run(
+        [str(python), "-c", "import sys, firmware, gpiozero; print(firmware.__file__); "
+         "print(any('editable' in name for name in sys.modules))"],
+        cwd=tmp_path, check=True, capture_output=True, text=True).stdout.split()
+    assert Path(shown[0]).is_relative_to(tmp_path / "venv")
+    assert shown[1] == "False"
+    script = tmp_path / "venv" / "bin" / "euchre-referee"
+    assert script.read_text().startswith(f"#!{python}")
+    done = subprocess.run([str(script), "--help"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and "replay" in done.stdout
