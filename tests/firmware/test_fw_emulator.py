@@ -19,6 +19,7 @@ import pexpect
 import pytest
 from PIL import Image
 from support.app_kit import press
+from support.serial_kit import TIMEOUT
 
 from euchre_core import Seat, Suit, Team
 from euchre_core.events import NewGame, Order, Players, Trick, Upcard
@@ -339,12 +340,11 @@ def check_journal(state_dir: Path) -> None:
         store.close()
 
 
-@pytest.mark.timeout(20)
 def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
     """Type a hand as a person would, quit, restart: the game resumes."""
     child = pexpect.spawn(
         sys.executable, ["-m", "firmware", "emulate", "--state-dir", str(tmp_path)],
-        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=10, encoding="utf-8",
+        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=TIMEOUT, encoding="utf-8",
     )
     try:
         child.expect_exact("┌─ OLED 128x64 ─")
@@ -376,7 +376,7 @@ def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
 
     again = pexpect.spawn(
         sys.executable, ["-m", "firmware", "emulate", "--state-dir", str(tmp_path)],
-        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=10, encoding="utf-8",
+        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=TIMEOUT, encoding="utf-8",
     )
     try:
         again.expect_exact("NS 1  EW 0  (game to 10)  │  Hand 2: Sigríður deals, South leads")
@@ -388,11 +388,10 @@ def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
     check_journal(tmp_path)  # quitting added nothing
 
 
-@pytest.mark.timeout(20)
 def test_fw_emulate_sigterm_restores_the_terminal(tmp_path: Path) -> None:
     child = pexpect.spawn(
         sys.executable, ["-m", "firmware", "emulate", "--state-dir", str(tmp_path)],
-        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=10, encoding="utf-8",
+        cwd=str(ROOT), env=emulator_env(), dimensions=(40, 140), timeout=TIMEOUT, encoding="utf-8",
     )
     try:
         child.expect_exact("\x1b[?1049h\x1b[?25l")  # alternate screen, cursor hidden
@@ -413,13 +412,12 @@ def test_fw_emulate_sigterm_restores_the_terminal(tmp_path: Path) -> None:
         store.close()
 
 
-@pytest.mark.timeout(20)
 def test_fw_emulate_keys_from_a_pipe(tmp_path: Path) -> None:
     """Without a terminal, keys are read from the pipe; its end quits."""
     done = subprocess.run(
         [sys.executable, "-m", "firmware", "emulate", "--state-dir", str(tmp_path)],
         input="".join(HAND_KEYS).encode(), capture_output=True, cwd=ROOT, env=emulator_env(),
-        timeout=15,
+        timeout=TIMEOUT,
     )
     assert done.returncode == 0, done.stderr
     assert "NS 1  EW 0  (game to 10)" in done.stdout.decode()
@@ -430,14 +428,14 @@ def test_fw_emulate_bad_option_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "firmware", "emulate", "--state-dir", str(tmp_path),
          "--rules", "target=eleven"],
-        capture_output=True, cwd=ROOT, env=emulator_env(), timeout=15, stdin=subprocess.DEVNULL,
+        capture_output=True, cwd=ROOT, env=emulator_env(), timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert done.stderr.decode().startswith("euchre-referee: --rules: ")
     assert done.stdout == b""
 
 
-@pytest.mark.timeout(20)
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_fw_emulate_under_tmux(tmp_path: Path) -> None:
     socket = f"fw-emulator-{os.getpid()}"
@@ -449,10 +447,10 @@ def test_fw_emulate_under_tmux(tmp_path: Path) -> None:
 
     def screen() -> str:
         return subprocess.run([*tmux, "capture-pane", "-p", "-t", "emu"], capture_output=True,
-                              text=True, env=env, timeout=5).stdout
+                              text=True, env=env, timeout=TIMEOUT).stdout
 
     def wait_for(text: str) -> str:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline:
             shown = screen()
             if text in shown:
@@ -462,18 +460,18 @@ def test_fw_emulate_under_tmux(tmp_path: Path) -> None:
 
     subprocess.run([*tmux, "new-session", "-d", "-s", "emu", "-x", "140", "-y", "45",
                     f"cd {shlex.quote(str(ROOT))} && exec {command}"],
-                   check=True, env=env, timeout=5)
+                   check=True, env=env, timeout=TIMEOUT)
     try:
         shown = wait_for("q or Ctrl-C quit")
         assert "┌─ OLED 128x64 ─" in shown and "» New game: who deals first?" in shown
         assert "█" in shown and "▀" in shown  # the frame, in half blocks
         for key in ["n", "H", "s", "H", "Enter", "s", "s", "n", "s", "e"]:
             subprocess.run([*tmux, "send-keys", "-t", "emu", key], check=True, env=env,
-                           timeout=5)
+                           timeout=TIMEOUT)
         shown = wait_for("NS 1  EW 0")
         assert KEY_HELP[0] in shown
-        subprocess.run([*tmux, "send-keys", "-t", "emu", "q"], check=True, env=env, timeout=5)
-        deadline = time.monotonic() + 10
+        subprocess.run([*tmux, "send-keys", "-t", "emu", "q"], check=True, env=env, timeout=TIMEOUT)
+        deadline = time.monotonic() + TIMEOUT
         while time.monotonic() < deadline and subprocess.run(
                 [*tmux, "has-session", "-t", "emu"], capture_output=True, env=env).returncode == 0:
             time.sleep(0.1)

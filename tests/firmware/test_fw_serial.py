@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.app_kit import press
-from support.serial_kit import FULL_GAME, Device, Host, answer_bytes
+from support.serial_kit import FULL_GAME, TIMEOUT, Device, Host, answer_bytes
 
 from euchre_core import checksum, replay, write_log
 from euchre_core.events import parse_event
@@ -105,14 +105,14 @@ def test_not_utf8_answer_bytes(host: Host) -> None:
 def test_cr_lf_and_crlf_each_end_one_request(host: Host) -> None:
     host.write(b"sync 1\rsync 2\nsync 3\r\nsync 4\n\r")
     assert [host.answer() for _ in range(4)] == [[f"ok sync {n}"] for n in range(1, 5)]
-    assert host.quiet() == b""  # the trailing CR ends an empty line: no request, no answer
+    assert host.before_sync() == b""  # the trailing CR ends an empty line: no request, no answer
 
 
 def test_blank_lines_comments_and_cancelled_lines_get_no_answer(device: Device,
                                                                  host: Host) -> None:
     before = device.log()
     host.write(b"\r\n\n   \n# a comment\nenter game dealer=N\x03\r\n")
-    assert host.quiet(0.2) == b""
+    assert host.before_sync() == b""
     assert device.log() == before
 
 
@@ -326,9 +326,11 @@ def test_watch_feed_from_buttons_and_off(device: Device, host: Host) -> None:
     assert host.line() == "event game dealer=W"
     host.ask("enter make N S")
     assert host.ask("watch off") == ["ok not watching"]
+    entries = len(device.journal())
     device.events.put(press("N"))
-    device.on_main(lambda referee: None)
-    assert host.quiet(0.1) == b""
+    device.on_main(lambda referee: None)  # the press is handled: a feed line would be queued
+    assert host.before_sync() == b""
+    assert len(device.journal()) == entries + 1  # an entry was made, and not sent
     assert host.ask("watch sideways") == ["error watch: expected 'watch on' or 'watch off'"]
 
 
@@ -374,11 +376,13 @@ def test_busy_main_loop_is_answered_and_nothing_done(tmp_path: Path) -> None:
         import threading
 
         release = threading.Event()
-        dev.events.put(lambda referee: release.wait(5))  # the main loop is held up
-        end.write(b"enter game dealer=N\r\n")
-        assert end.answer() == [
-            "error busy: the referee did not take the request within 0.2 s; nothing was done"]
-        release.set()
+        dev.events.put(lambda referee: release.wait(TIMEOUT))  # the main loop is held up
+        try:
+            end.write(b"enter game dealer=N\r\n")
+            assert end.answer() == [
+                "error busy: the referee did not take the request within 0.2 s; nothing was done"]
+        finally:
+            release.set()
         dev.on_main(lambda referee: None)
         assert dev.journal() == ["players N=Ragnar E=Sigríður S=South W=Anna"]
         assert end.ask("sync ok") == ["ok sync ok"]

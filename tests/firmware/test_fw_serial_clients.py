@@ -4,7 +4,9 @@
   is in use, and ``watch --enter`` enters on the same connection.
 - Every request carries a tag its answer echoes, so another program's answers
   (a person at miniterm, a script writing the port) are never taken for ours:
-  tested with a second, real process writing requests to the same pty.
+  tested with a second, real process writing requests to the same port (the
+  laptop's end of a null-modem cable: the emulator's own pty lets one program
+  in at a time).
 - A counted replay takes a 0x03 byte as data; the laptop refuses control
   characters and what passes the device's limits before sending anything; and
   ``send`` and a local ``replay`` give the same verdict for every file
@@ -25,7 +27,7 @@ import pexpect
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.serial_kit import FULL_GAME, ROOT, Device, Host, wait_for
+from support.serial_kit import FULL_GAME, ROOT, TIMEOUT, Device, Host, cabled, wait_for
 
 from euchre_core import replay
 from firmware.cli import main
@@ -50,7 +52,7 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def spawn(*args: str, **options: object) -> pexpect.spawn:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     return pexpect.spawn(sys.executable, list(args), cwd=str(ROOT), env=env,
-                         encoding="utf-8", timeout=15, **options)
+                         encoding="utf-8", timeout=TIMEOUT, **options)
 
 
 # --- tags ------------------------------------------------------------------------------
@@ -88,32 +90,33 @@ while True:  # requests of its own; it never reads (a second reader would steal 
 
 
 def test_another_process_on_the_port_never_steals_an_answer(
-        device: Device, capsys: pytest.CaptureFixture[str]) -> None:
-    rogue = subprocess.Popen([sys.executable, "-c", ROGUE, device.path],
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        assert rogue.stdout is not None and rogue.stdout.readline() == "ready\n"
-        entered = 0
-        for round_ in range(8):
-            code, out, err = cli(capsys, "enter", "--port", device.path, "trick", "Q")
-            assert (code, out, err) == (1, "", "not a seat: 'Q' (use N E S W)\n"), round_
-            line = "game dealer=N" if round_ % 2 == 0 else "undo"
-            code, out, err = cli(capsys, "enter", "--port", device.path, *line.split())
-            expected = ("game dealer=N (next: the call: who made trump, which suit, alone?)"
-                        if line != "undo" else "Undone: the new game (Ragnar to deal)")
-            assert (code, out, err) == (0, expected + "\n", ""), round_
-            entered += 1
-            assert len(device.journal()) == 1 + entered  # exit 0 exactly when durable
-    finally:
-        rogue.kill()
-        rogue.wait()
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with cabled(tmp_path / "state") as (device, port):
+        rogue = subprocess.Popen([sys.executable, "-c", ROGUE, port],
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            assert rogue.stdout is not None and rogue.stdout.readline() == "ready\n"
+            entered = 0
+            for round_ in range(8):
+                code, out, err = cli(capsys, "enter", "--port", port, "trick", "Q")
+                assert (code, out, err) == (1, "", "not a seat: 'Q' (use N E S W)\n"), round_
+                line = "game dealer=N" if round_ % 2 == 0 else "undo"
+                code, out, err = cli(capsys, "enter", "--port", port, *line.split())
+                expected = ("game dealer=N (next: the call: who made trump, which suit, alone?)"
+                            if line != "undo" else "Undone: the new game (Ragnar to deal)")
+                assert (code, out, err) == (0, expected + "\n", ""), round_
+                entered += 1
+                assert len(device.journal()) == 1 + entered  # exit 0 exactly when durable
+        finally:
+            rogue.kill()
+            rogue.wait()
 
 
 def test_a_second_laptop_command_is_told_the_port_is_in_use(
         device: Device, capsys: pytest.CaptureFixture[str]) -> None:
     child = spawn("-m", "firmware", "watch", "--port", device.path)
     try:
-        wait_for(lambda: device.service.protocol.watching, timeout=15)
+        wait_for(lambda: device.service.protocol.watching)
         code, out, err = cli(capsys, "status", "--port", device.path)
         assert (code, out) == (2, "")
         assert err == f"euchre-referee: {device.path}: {IN_USE} (close it there, or wait " \
@@ -122,14 +125,14 @@ def test_a_second_laptop_command_is_told_the_port_is_in_use(
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    wait_for(lambda: not device.service.protocol.watching, timeout=10)
+    wait_for(lambda: not device.service.protocol.watching)
     assert cli(capsys, "status", "--port", device.path)[0] == 0  # free again
 
 
 def test_watch_enters_on_the_same_connection(device: Device) -> None:
     child = spawn("-m", "firmware", "watch", "--enter", "--port", device.path)
     try:
-        wait_for(lambda: device.service.protocol.watching, timeout=15)
+        wait_for(lambda: device.service.protocol.watching)
         child.sendline("game dealer=S")
         child.expect_exact("entered: game dealer=S (next: the call")
         child.sendline("trick Q")
@@ -161,7 +164,7 @@ def test_a_counted_replay_takes_0x03_as_data(device: Device) -> None:
         assert frame[0].endswith(" invalid"), frame
         assert json.loads(frame[1])["error"]["line"] == 2
         assert frame[2] == "-:2: a control character (0x03) in the line: a log line holds none"
-        assert host.quiet(0.3) == b""  # nothing of the log was taken as a request
+        assert host.before_sync() == b""  # nothing of the log was taken as a request
         assert host.ask("players") == [
             "ok next game: players N=Ragnar E=Sigríður S=South W=Anna"]
     finally:
@@ -291,9 +294,13 @@ def test_status_into_a_closed_pipe_exits_quietly(device: Device) -> None:
 
 HOLDER = """\
 import serial, sys
-port = serial.Serial(sys.argv[1], 115200, timeout=5)
-port.write(b"sync held\\r\\n")
-print(port.read_until(b"\\r\\n").decode().strip(), flush=True)
+port = serial.Serial(sys.argv[1], 115200, timeout=1)
+for _ in range(60):  # the link's handshake: sync again until it is answered
+    port.write(b"sync held\\r\\n")
+    line = port.read_until(b"\\r\\n")
+    if line.startswith(b"ok sync held*"):
+        break
+print(line.decode().strip(), flush=True)
 sys.stdin.read()  # hold the port until told to go
 """
 
@@ -315,14 +322,14 @@ def test_the_emulators_pty_refuses_a_second_opener(device: Device) -> None:
     second = [*prefix, sys.executable, "-m", "firmware", "status", "--port", device.path]
     for _ in range(2):  # the device can be opened again after each peer has gone
         # (the mark comes off a moment after a peer goes: the reader's next pass)
-        wait_for(lambda: device.endpoint.peer_watch.own == 0, timeout=10)
+        wait_for(lambda: device.endpoint.peer_watch.own == 0)
         holder = subprocess.Popen([*prefix, sys.executable, "-c", HOLDER, device.path],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                   env=env)
         try:
             assert holder.stdout is not None and holder.stdin is not None
             assert holder.stdout.readline().startswith("ok sync held*")
-            wait_for(lambda: device.endpoint.peer_watch.own == 1, timeout=10)
+            wait_for(lambda: device.endpoint.peer_watch.own == 1)
             done = subprocess.run(second, capture_output=True, text=True, env=env, timeout=60)
             assert (done.returncode, done.stdout) == (2, "")
             assert done.stderr == f"euchre-referee: {device.path}: {IN_USE} (close it there, " \
@@ -333,24 +340,27 @@ def test_the_emulators_pty_refuses_a_second_opener(device: Device) -> None:
             if holder.poll() is None:
                 holder.kill()
                 holder.wait()
-        wait_for(lambda: device.endpoint.peer_watch.own == 0, timeout=10)
+        wait_for(lambda: device.endpoint.peer_watch.own == 0)
         done = subprocess.run(second, capture_output=True, text=True, env=env, timeout=60)
         assert done.returncode == 0, done.stderr  # free again once the holder has gone
         assert done.stdout.startswith("game=1\n")
 
 
 def test_a_counted_replay_left_open_ends_after_a_quiet_spell(
-        device: Device, capsys: pytest.CaptureFixture[str]) -> None:
-    """A program that died halfway through ``replay N`` on a UART (no hang-up):
-    every byte after it is data, so the next program's sync is taken as log
-    lines until the replay has been quiet for REPLAY_IDLE_S; then it gets through."""
-    stale = Host(device.path)
-    try:
-        assert stale.ask("replay 50")[0].startswith("ok replay")
-        stale.write(b"euchre-log 1\r\ngame dealer=N\r\n")
-        code, out, err = cli(capsys, "status", "--port", device.path)
-        assert (code, err) == (0, "")
-        assert out.startswith("game=1\n")
-        assert device.service.protocol._replay is None
-    finally:
-        stale.close()
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A program that died halfway through ``replay N`` on a UART (no hang-up,
+    here a null-modem cable; the dead program's port is still open, as a stuck
+    process's would be): every byte after it is data, so the next program's
+    sync is taken as log lines until the replay has been quiet for
+    REPLAY_IDLE_S; then it gets through."""
+    with cabled(tmp_path / "state") as (device, port):
+        stale = Host(port)
+        try:
+            assert stale.ask("replay 50")[0].startswith("ok replay")
+            stale.write(b"euchre-log 1\r\ngame dealer=N\r\n")
+            code, out, err = cli(capsys, "status", "--port", port)
+            assert (code, err) == (0, "")
+            assert out.startswith("game=1\n")
+            assert device.service.protocol._replay is None
+        finally:
+            stale.close()

@@ -287,17 +287,21 @@ def lonely_device(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Device]:
 def test_peer_gone_mid_line(lonely_device: Device, partial: bytes, in_replay: bool) -> None:
     device = lonely_device
     before = pty_snapshot(device)
-    peer = Host(device.path)
-    peer.write((b"replay load\r\neuchre-log 1\r\n" if in_replay else b"") + partial)
-    wait_for(lambda: device.service.link.connected)
+    sent = (b"replay load\r\neuchre-log 1\r\n" if in_replay else b"") + partial
+    peer = device.peer()  # taken by the device: nothing it writes is dropped unread
+    arrived = device.service.link.bytes_in
+    peer.write(sent)
+    wait_for(lambda: device.service.link.bytes_in >= arrived + len(sent))  # it has them all
     peer.close()
-    wait_for(lambda: not device.service.link.connected)
-    again = Host(device.path)
+    wait_for(lambda: not device.service.link.connected)  # it has seen the peer go
+    again = device.peer()
     try:
         assert again.ask("sync back") == ["ok sync back"]  # a fresh line, a fresh session
         assert again.ask("status")[0] == "ok begin 16 status"
     finally:
         again.close()
+        # The next example starts on a pty nobody holds (its open is never refused).
+        wait_for(lambda: not device.service.link.connected)
     assert pty_snapshot(device) == before
 
 

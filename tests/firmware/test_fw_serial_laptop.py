@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from support.app_kit import press
-from support.serial_kit import FULL_GAME, ROOT, Device, Host, wait_for
+from support.serial_kit import FULL_GAME, ROOT, TIMEOUT, Device, Host, cabled, wait_for
 
 from euchre_core import replay, write_log
 from firmware.cli import main
@@ -139,26 +139,32 @@ def test_export_unknown_game_is_refused(device: Device,
 
 
 def test_a_stale_half_line_does_not_spoil_the_next_command(
-        device: Device, capsys: pytest.CaptureFixture[str]) -> None:
-    other = Host(device.path)  # another program left half a line and is still there
-    other.write(b"enter game dea")
-    try:
-        assert cli(capsys, "enter", "--port", device.path, "game", "dealer=E")[0] == 0
-        assert device.journal()[1:] == ["game dealer=E"]
-    finally:
-        other.close()
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # On a port two programs may have open at once (the emulator's own pty lets
+    # one in at a time): another program left half a line and is still there.
+    with cabled(tmp_path / "state") as (device, port):
+        other = Host(port)
+        try:
+            half = b"enter game dea"
+            arrived = device.service.link.bytes_in
+            other.write(half)
+            wait_for(lambda: device.service.link.bytes_in >= arrived + len(half))  # it has it
+            assert cli(capsys, "enter", "--port", port, "game", "dealer=E")[0] == 0
+            assert device.journal()[1:] == ["game dealer=E"]
+        finally:
+            other.close()
 
 
 def spawn(*args: str, **options: object) -> pexpect.spawn:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     return pexpect.spawn(sys.executable, list(args), cwd=str(ROOT), env=env,
-                         encoding="utf-8", timeout=10, **options)
+                         encoding="utf-8", timeout=TIMEOUT, **options)
 
 
 def test_watch_follows_the_feed_until_ctrl_c(device: Device) -> None:
     child = spawn("-m", "firmware", "watch", "--port", device.path)
     try:
-        wait_for(lambda: device.service.protocol.watching, timeout=10)
+        wait_for(lambda: device.service.protocol.watching)
         device.events.put(press("N"))
         child.expect_exact("game dealer=N\r\n")
         device.on_main(lambda referee: referee.enter(
@@ -213,7 +219,7 @@ def test_emulator_pty_link(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         threading.Thread(target=drain, daemon=True).start()
         child.send("w")  # the W key: West deals first
         wait_for(lambda: '"dealer": "W"' in cli(capsys, "status", "--port", str(link),
-                                                "--json")[1], timeout=10)
+                                                "--json")[1])
         assert cli(capsys, "enter", "--port", str(link), "make", "N", "S")[0] == 0
         code, out, _ = cli(capsys, "export", "--port", str(link))
         assert out.splitlines()[-2:] == ["game dealer=W", "make N S"]

@@ -16,7 +16,14 @@ import pytest
 from support.app_kit import press
 from support.serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
 
-from drivers.serialport import LineAssembler, NullModem, TooLong, point_link
+from drivers.serialport import (
+    WRITE_TIMEOUT_S,
+    LineAssembler,
+    NullModem,
+    PtyEndpoint,
+    TooLong,
+    point_link,
+)
 from euchre_core import checksum
 
 
@@ -60,10 +67,11 @@ def test_point_link_replaces_a_stale_link_not_a_file(tmp_path: Path) -> None:
 
 
 def reconnect(device: Device, host: Host) -> Host:
-    """Close the host end, wait until the device has seen the hang-up, open again."""
+    """Close the host end, wait until the device has seen the hang-up, open again
+    (no handshake: what the new peer writes first is what is tested)."""
     host.close()
     wait_for(lambda: not device.service.link.connected)
-    return Host(device.path)
+    return device.peer()
 
 
 def test_disconnect_mid_line_drops_the_half_line(device: Device) -> None:
@@ -103,9 +111,10 @@ def test_disconnect_turns_the_feed_off(device: Device) -> None:
     host = reconnect(device, host)
     try:
         device.events.put(press("N"))
-        device.on_main(lambda referee: None)
-        assert host.quiet(0.1) == b""
+        device.on_main(lambda referee: None)  # the press is handled: a feed line would be queued
+        assert host.before_sync() == b""
         assert host.ask("watch") == ["ok not watching"]
+        assert device.journal()[1:] == ["game dealer=N"]
     finally:
         host.close()
 
@@ -135,12 +144,17 @@ def test_device_on_a_path_survives_the_cable_pulled(tmp_path: Path) -> None:
 def test_a_peer_that_stops_reading_never_holds_up_the_buttons(device: Device) -> None:
     host = Host(device.path)
     try:
-        host.write(b"help\r\n" * 400)  # ~600 kB of answers nobody reads
-        time.sleep(0.2)
+        flood = b"help\r\n" * 400  # ~600 kB of answers nobody reads
+        read_before = device.service.link.bytes_in
+        host.write(flood)
+        # The device has read every request: their answers are queued, the pty is full.
+        wait_for(lambda: device.service.link.bytes_in >= read_before + len(flood))
         started = time.monotonic()
         device.events.put(press("E"))
         device.on_main(lambda referee: None)
-        assert time.monotonic() - started < 0.5
+        # Held up by the stuck writer, it would wait for its write timeout (5 s);
+        # the bound leaves room for a loaded machine.
+        assert time.monotonic() - started < WRITE_TIMEOUT_S / 2
         assert device.journal()[1:] == ["game dealer=E"]
     finally:
         host.close()
@@ -158,7 +172,10 @@ def test_a_half_line_from_a_peer_that_reopens_at_once_is_discarded(device: Devic
         host.write(b"enter game dea")
         wait_for(lambda arrived=arrived: device.service.link.bytes_in > arrived)  # has the half
         host.close()
-        host = Host(device.path)  # at once: the master may never see the hang-up
+        # At once: the master may never see the hang-up (root opens the pty while
+        # the device still holds it exclusive for the last peer; anyone else is
+        # refused until the device has lifted that, and tries again at once).
+        host = device.peer()
         host.write(b"ler=N\r\n")
         assert host.answer() == ["error unknown command 'ler=N' (try help)"]
     try:
@@ -168,15 +185,36 @@ def test_a_half_line_from_a_peer_that_reopens_at_once_is_discarded(device: Devic
         host.close()
 
 
-def test_a_second_peer_leaving_does_not_end_the_first_ones_session(device: Device) -> None:
-    first = Host(device.path)
+def test_a_second_peer_leaving_does_not_end_the_first_ones_session(tmp_path: Path) -> None:
+    """Two programs have the pty open, one goes: the other's session goes on.
+
+    Both open it before the device's link starts: once the link has a peer it
+    marks the pty exclusive, and nobody but root gets a second open in.  Each
+    open is counted before the next (inotify merges two like events in a row
+    that nobody has read yet: two opens unread are counted as one)."""
+    endpoint = PtyEndpoint(115200)
+    hosts: list[Host] = []
+    device: Device | None = None
     try:
+        hosts.append(Host(endpoint.slave_path, sync=False))
+        assert endpoint.peer_watch.others() == 1
+        hosts.append(Host(endpoint.slave_path, sync=False))
+        assert endpoint.peer_watch.others() == 2
+        first, second = hosts
+        device = Device(tmp_path, endpoint=endpoint)  # from here its reader counts
+        first.sync()
         assert first.ask("watch on")[0].startswith("ok watching")
-        Host(device.path).close()  # someone opened the port and went away
+        second.close()  # someone who had the port open went away
+        # Read after the close: a session ended by it would have turned the feed off.
+        assert first.ask("watch") == ["ok watching"]
         device.events.put(press("S"))
         assert first.feed(1) == ["game dealer=S"]
     finally:
-        first.close()
+        for host in hosts:
+            host.close()
+        if device is not None:
+            device.close()
+        endpoint.close()
 
 
 def test_a_peer_that_stops_reading_gets_answers_whole_or_not_at_all(tmp_path: Path) -> None:
@@ -184,7 +222,7 @@ def test_a_peer_that_stops_reading_gets_answers_whole_or_not_at_all(tmp_path: Pa
     host = Host(device.path)
     try:
         host.write(b"help\r\n" * 300 + b"sync after\r\n")  # ~450 kB of answers, unread
-        time.sleep(2.0)  # several write timeouts pass
+        wait_for(lambda: device.service.link.dropped > 0)  # a write timeout has passed
         output = host.read_bytes(answer_bytes("ok sync after"), timeout=30)
         lines = output.split(b"\r\n")[:-1]
         index = 0
