@@ -82,6 +82,9 @@ class AckFile:
         self.fd = os.open(path, os.O_RDWR)
         self.next = _RECORD.size
         self.size = _ACKS_CHUNK
+        self.last = (count, crc)
+        """The last record made durable: a commit that added no line (the flow's
+        position) records and flushes nothing (one flush a press less)."""
 
     @staticmethod
     def _pack(count: int, crc: int) -> bytes:
@@ -97,9 +100,14 @@ class AckFile:
         self.size += _ACKS_CHUNK
 
     def record(self, count: int, crc: int) -> None:
+        """Make ``count`` lines ending in ``crc`` the acknowledged ones, durably
+        (nothing when that is already the last record)."""
+        if (count, crc) == self.last:
+            return
         os.pwrite(self.fd, self._pack(count, crc), self.next)
         os.fdatasync(self.fd)
         self.next += _RECORD.size
+        self.last = (count, crc)
 
     def close(self) -> None:
         os.close(self.fd)

@@ -405,3 +405,27 @@ def test_a_setting_of_the_wrong_kind_is_moved_aside(tmp_path: Path) -> None:
     db.commit()
     db.close()
     _assert_moved_aside_and_clean(tmp_path)
+
+
+def test_a_commit_without_a_new_line_flushes_no_record_of_acknowledged_lines(
+        tmp_path: Path) -> None:
+    """The record in ``journal.acks`` is written and flushed once per new line:
+    a flow position (a cursor move, a half-made call) costs one flush, not two,
+    and the record still says every line acknowledged (read back after close)."""
+    from firmware.journal.acks import read_acks
+
+    store = Store(tmp_path)
+    game = store.new_game(["players N=a E=b S=c W=d"])
+    store.append(game, "game dealer=N")
+    acks = store._acks
+    assert acks is not None
+    before = acks.next
+    store.save_flow(game, '{"cursor": 1}')
+    store.save_flow(game, '{"cursor": 2}')
+    store.probe(game, '{"cursor": 2}')
+    assert acks.next == before  # no record written
+    store.append(game, "upcard H")
+    assert acks.next > before  # a new line: its record
+    store.close()
+    recorded = read_acks(tmp_path / "journal.acks")
+    assert recorded is not None and recorded.lines == 3 and recorded.problem is None
