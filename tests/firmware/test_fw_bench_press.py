@@ -65,6 +65,9 @@ def test_the_flushes_are_put_to_their_presses(bench: ModuleType, tmp_path: Path)
     assert lines[0].startswith("one game, 74 presses")
     entry = next(line for line in lines if line.strip().startswith("entry"))
     assert "fdatasync journal.sqlite3-wal 1.00" in entry, lines
+    assert "fdatasync journal.acks 1.00" in entry, lines
+    flow_only = next(line for line in lines if line.strip().startswith("flow only"))
+    assert "flushes a press 0.00 (0-0)" in flow_only, lines  # no record without a new line
 
 
 def test_the_benches_plain_install_is_not_editable(tmp_path: Path) -> None:
