@@ -18,12 +18,14 @@ from .link.protocol import DEFAULT_BAUDRATE
 DEFAULT_PINS: dict[str, int] = {
     "N": 5, "E": 6, "S": 13, "W": 19,
     "SPADES": 17, "HEARTS": 27, "DIAMONDS": 22, "CLUBS": 23,
-    "ALONE": 24, "UNDO": 25, "OK": 26,
+    "ALONE": 20, "UNDO": 21, "OK": 26,
 }
-"""BCM GPIO numbers of the default layout (each button between the pin and GND)."""
+"""BCM GPIO numbers of the default layout (each button between the pin and GND).
+They leave the display's pins free, for either panel: SPI0 (GPIO 7-11) with DC on
+GPIO 24 and RST on GPIO 25 (luma's defaults), and I2C (GPIO 2, 3)."""
 
 
-CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 25}
+CURSOR_PINS: dict[str, int] = {"PREV": 5, "NEXT": 6, "OK": 26, "UNDO": 21}
 """The minimal layout: four buttons (or ``encoder`` pins instead of PREV/NEXT)."""
 
 BCM_PINS: Final = range(0, 28)

@@ -141,8 +141,11 @@ def test_lgpio_that_cannot_open_the_chip_says_so_in_one_line(tmp_path: Path) -> 
     ("[extras]\nbuzzer = 26\n", "extras.buzzer: pin 26 is already buttons.pins.OK"),
     ("[buttons]\nencoder = [5, 40]\n",
      "buttons.encoder[1]: a BCM GPIO number from 0 to 27, not 40 (hw/README.md has the pin map)"),
-    ("[extras]\nseat_leds = { N = 20, E = 20 }\n",
-     "extras.seat_leds.E: pin 20 is already extras.seat_leds.N"),
+    ("[extras]\nseat_leds = { N = 14, E = 14 }\n",
+     "extras.seat_leds.E: pin 14 is already extras.seat_leds.N"),
+    # the old map's seat LED N: pin 20 is ALONE's now
+    ("[extras]\nseat_leds = { N = 20 }\n",
+     "extras.seat_leds.N: pin 20 is already buttons.pins.ALONE"),
 ])
 def test_pins_are_range_checked_and_never_shared(tmp_path: Path, toml: str,
                                                  message: str) -> None:
@@ -164,7 +167,7 @@ def test_the_encoder_stands_in_for_prev_and_next(tmp_path: Path) -> None:
     path = tmp_path / "referee.toml"
     path.write_text('[buttons]\nlayout = "cursor"\nencoder = [5, 6]\n', encoding="utf-8")
     config = load_config(path)
-    assert config.pins == {"OK": 26, "UNDO": 25} and config.encoder == (5, 6)
+    assert config.pins == {"OK": 26, "UNDO": 21} and config.encoder == (5, 6)
 
 
 @pytest.fixture
