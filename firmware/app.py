@@ -60,16 +60,17 @@ from .views import build_view
 if TYPE_CHECKING:
     import random
 
-    from .frame import Frame
+    from PIL.Image import Image
 
 
 class FrameSink(Protocol):
-    """Where frames go: drivers.PageDiffDisplay, the emulator, a test."""
+    """Where frames go: drivers.RetryingDisplay (a luma device), the
+    emulator, a test."""
 
-    def show(self, image: Frame) -> int: ...
+    def show(self, image: Image) -> int: ...
 
 
-Renderer = Callable[[View], "Frame"]
+Renderer = Callable[[View], "Image"]
 
 Job = Callable[["Referee"], Any]
 """Work for the main loop from another thread (the serial link's requests)."""
@@ -87,7 +88,7 @@ KEPT_GAMES: Final = 20
 """How many of the latest stored games the set-up menu takes names from."""
 
 
-def _default_renderer(view: View) -> Frame:
+def _default_renderer(view: View) -> Image:
     from .screens import render
 
     return render(view)

@@ -5,11 +5,10 @@ Terminus is a bitmap font, crisp at its strikes only: 12, 14, 16, 18, 20, 22,
 screen; 18 px is 10x18 with 12 px capitals).  It has the suit symbols ♠♥♦♣,
 the ellipsis "…" and the accented letters of names like "Sigríður".
 
-The two font files (normal and bold) come with the install as package data
-in ``firmware/fontfiles/`` beside their licence (SIL Open Font License 1.1,
-``OFL.txt``), and so do their strikes drawn as glyph cells (``*.cells``,
-made from them by ``scripts/make_glyphs.py``: the screens draw from these,
-without Pillow; see :mod:`firmware.glyphs`).  A first run needs nothing but
+The two font files (normal and bold, OpenType bitmap fonts) come with the
+install as package data in ``firmware/fontfiles/`` beside their licence (SIL
+Open Font License 1.1, ``OFL.txt``); Pillow opens them
+(``ImageFont.truetype``, through FreeType), so a first run needs nothing but
 Python and the wheel's dependencies: no Debian font package.
 
 :func:`load_fonts` loads them once and returns a :class:`Fonts`; a missing
@@ -26,13 +25,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from euchre_core.events import name_problem
+from PIL import Image, ImageDraw, ImageFont
 
-from .glyphs import BOLD_FILE, FONT_DIR, NORMAL_FILE, STRIKES, BitmapFont, cells_path, load_strike
+from euchre_core.events import name_problem
 
 __all__ = [
     "FONT_DIR",
     "STRIKES",
+    "Font",
     "Fonts",
     "FontsMissing",
     "can_draw",
@@ -41,7 +41,22 @@ __all__ = [
     "undrawable",
 ]
 
+FONT_DIR: Final = Path(__file__).resolve().parent / "fontfiles"
+"""Where the shipped font files are (package data of ``firmware``)."""
+
+NORMAL_FILE: Final = "terminus-normal.otb"
+BOLD_FILE: Final = "terminus-bold.otb"
+STRIKES: Final = (12, 14, 16, 18, 20, 22, 24, 28, 32)
+"""The pixel sizes Terminus has glyph bitmaps for (any other size draws nothing)."""
+
+NOTDEF: Final = "\U0010fffd"
+"""A private-use code point no font has: it draws the .notdef box."""
+
+_BASIC: Final = ImageFont.Layout.BASIC  # the same glyph placement with or without libraqm
 _RIGHT_TO_LEFT: Final = frozenset({"R", "AL"})  # bidi classes of Hebrew, Arabic, ...
+
+Font = ImageFont.FreeTypeFont
+"""A Terminus strike as Pillow opens it."""
 
 
 class FontsMissing(FileNotFoundError):
@@ -56,32 +71,35 @@ class Fonts(NamedTuple):
     panel, see ``hw/README.md``): small 8, bold 10, big 12.
     """
 
-    small: BitmapFont
+    small: Font
     """Terminus 12 px (6x12): almost all text."""
-    bold: BitmapFont
+    bold: Font
     """Terminus Bold 14 px (8x14): result lines, titles that need weight."""
-    large: BitmapFont
+    large: Font
     """Terminus Bold 16 px (8x16): short emphasised text."""
-    big: BitmapFont
+    big: Font
     """Terminus Bold 18 px (10x18, capitals 12 px): what the table reads from its
     seats — the score and the dealer."""
     font_dir: Path
-    """Where the font files and their cells are (:data:`FONT_DIR` when installed)."""
+    """Where the font files are (:data:`FONT_DIR` when installed)."""
 
-    def bold_strike(self, size: int) -> BitmapFont:
-        """Terminus Bold at ``size`` px, one of :data:`STRIKES` (read once)."""
+    def bold_strike(self, size: int) -> Font:
+        """Terminus Bold at ``size`` px, one of :data:`STRIKES` (opened once)."""
         if size not in STRIKES:
             raise ValueError(f"Terminus has no {size} px strike (one of {STRIKES})")
         return _strike(self.font_dir, BOLD_FILE, size)
 
 
-def _strike(font_dir: Path, font_name: str, size: int) -> BitmapFont:
-    try:
-        return load_strike(font_name, size, font_dir)
-    except FileNotFoundError:
-        problem = f"font file {cells_path(font_name, size, font_dir)} is missing"
-    except ValueError as error:  # not a cells file, or cut short
-        problem = f"font file {error}"
+@lru_cache(maxsize=32)
+def _strike(font_dir: Path, font_name: str, size: int) -> Font:
+    path = font_dir / font_name
+    if not path.is_file():  # FreeType says only "cannot open resource"
+        problem = f"font file {path} is missing"
+    else:
+        try:
+            return ImageFont.truetype(str(path), size, layout_engine=_BASIC)
+        except OSError as error:  # FreeType cannot read it: not a font, or cut short
+            problem = f"font file {path} is damaged ({error})"
     raise FontsMissing(
         f"{problem}: it ships with euchre-referee (firmware/fontfiles); "
         "reinstall it (pip install .)"
@@ -104,11 +122,21 @@ def load_fonts(font_dir: Path = FONT_DIR) -> Fonts:
 # --------------------------------------------------------------------------- what can be drawn
 
 
+def _drawn(font: Font, char: str) -> bytes:
+    """``char`` drawn alone, as the screens draw text (no anti-aliasing)."""
+    image = Image.new("1", (40, 40))
+    draw = ImageDraw.Draw(image)
+    draw.fontmode = "1"
+    draw.text((4, 4), char, font=font, fill=1)
+    return image.tobytes()
+
+
 @lru_cache(maxsize=4096)
 def _has_glyph(char: str) -> bool:
     """Whether every text font has a glyph for ``char`` (not the .notdef box)."""
     fonts = load_fonts()
-    return all(font.has_glyph(char) for font in (fonts.small, fonts.bold, fonts.big))
+    return all(_drawn(font, char) != _drawn(font, NOTDEF)
+               for font in (fonts.small, fonts.bold, fonts.big))
 
 
 def undrawable(text: str) -> str:

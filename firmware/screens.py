@@ -1,10 +1,12 @@
 """Draw a :class:`~firmware.view.View` as a 128x64 1-bit frame.
 
-``render(view)`` returns a :class:`~firmware.frame.Frame`, 128x64 at 1 bit a
-pixel, white (a lit OLED pixel, 255 as Pillow reports it) on black (0), drawn
-without Pillow (``frame.to_image()`` gives the Pillow image).  One layout per
-``view.kind``; ``view.message`` is drawn over any of them as a framed box
-(inverted for an error), ``view.flags`` as tiny marks in the top-right corner.
+``render(view)`` returns a Pillow image of mode ``"1"``, 128x64, white (bit 1,
+a lit OLED pixel; Pillow reports it as 255) on black (0), drawn with
+``ImageDraw`` and the shipped Terminus fonts (:mod:`firmware.fonts`): the
+image luma's devices take (:mod:`drivers.display`), the emulator draws in
+the terminal and the golden tests compare.  One layout per ``view.kind``;
+``view.message`` is drawn over any of them as a framed box (inverted for an
+error), ``view.flags`` as tiny marks in the top-right corner.
 
 Text is Terminus 12 px (6x12 cells, 21 characters a line) unless a layout
 says otherwise.  On the table screen the score and the dealer are Terminus
@@ -21,12 +23,13 @@ fitted to their room (cut with "…"), so nothing can overflow.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Final
 
+from PIL import Image, ImageDraw
+
 from .buttons import SHORT_LABELS
-from .fonts import STRIKES, Fonts, load_fonts
-from .frame import HEIGHT, WIDTH, Frame
-from .glyphs import BitmapFont
+from .fonts import STRIKES, Font, Fonts, load_fonts
 from .view import Choice, View, suit_symbol, suit_word
 
 __all__ = [
@@ -34,6 +37,12 @@ __all__ = [
     "menu_window", "message_lines", "page_lines", "pages", "render", "talk_lines", "wrap",
     "wrap_lines",
 ]
+
+WIDTH: Final = 128
+"""The layout's width in px: every screen is designed at 128x64 (a larger
+panel shows it scaled and centred: :mod:`drivers.display`)."""
+HEIGHT: Final = 64
+"""The layout's height in px."""
 
 ON: Final = 255  # a lit pixel; stored as bit 1 (Pillow keeps mode "1" pixels as 0/255)
 OFF: Final = 0
@@ -47,8 +56,6 @@ _CAP_HEIGHT: Final = 8
 _CHAR_W: Final = 6  # Terminus 12 px advance
 _BAR_H: Final = 11  # inverted title/score bar: rows 0..10, caps on rows 1..8
 _PITCH: Final = 10  # line pitch of packed small text (descender touches next cap row)
-
-Font = BitmapFont
 
 _CAP_OFFSETS: Final = {12: 2, 14: 2, 16: 2, 18: 3, 20: 3, 22: 3, 24: 4, 28: 4, 32: 6}
 """Row of a Terminus strike's cell where its capitals start, by pixel size."""
@@ -71,7 +78,7 @@ def cap_height(font: Font) -> int:
 # --------------------------------------------------------------------------- text fitting
 
 
-def _width(font: Font, text: str) -> int:
+def _width(font: Font, text: str) -> float:
     return font.getlength(text)
 
 
@@ -164,19 +171,38 @@ def key_label(key: str) -> str:
 # --------------------------------------------------------------------------- drawing helpers
 
 
+@lru_cache(maxsize=512)
+def _text_mask(font: Font, text: str) -> tuple[Image.Image, int, int]:
+    """``text`` drawn once: its lit pixels, and where the text's origin is in
+    them.  A frame redraws the same few texts (names, scores, prompts) press
+    after press; pasting a kept mask costs a fraction of laying the text out
+    again.  The screens draw text at whole pixels only (:meth:`_Canvas.text`)."""
+    left, top, right, bottom = font.getbbox(text)
+    origin_x, origin_y = 1 - min(0, int(left)), 1 - min(0, int(top))
+    mask = Image.new("1", (origin_x + int(right) + 2, origin_y + int(bottom) + 2), OFF)
+    draw = ImageDraw.Draw(mask)
+    draw.fontmode = "1"  # no anti-aliasing: every pixel on or off
+    draw.text((origin_x, origin_y), text, font=font, fill=ON)
+    return mask, origin_x, origin_y
+
+
 class _Canvas:
-    """A frame and the fonts; small helpers over them.  ``draw`` is the frame
-    itself: its drawing calls are ``ImageDraw``'s (:mod:`firmware.frame`)."""
+    """An image, its draw object and the fonts; small helpers over them."""
 
     def __init__(self, fonts: Fonts) -> None:
-        self.image = self.draw = Frame(WIDTH, HEIGHT)
+        self.image = Image.new("1", (WIDTH, HEIGHT), OFF)
+        self.draw = ImageDraw.Draw(self.image)
         self.fonts = fonts
 
     def text(self, x: float, cap_top: int, text: str, *, fill: int = ON,
              font: Font | None = None) -> None:
-        """Draw small (or ``font``) text with its capitals starting at row ``cap_top``."""
+        """Draw small (or ``font``) text with its capitals starting at row
+        ``cap_top``, its cell's left edge at ``x`` (a whole number of pixels)."""
+        if not text:
+            return
         font = font or self.fonts.small
-        self.draw.text((x, cap_top - cap_offset(font)), text, fill=fill, font=font)
+        mask, left, top = _text_mask(font, text)
+        self.draw.bitmap((int(x) - left, cap_top - cap_offset(font) - top), mask, fill=fill)
 
     def text_right(self, right: float, cap_top: int, text: str, *, fill: int = ON,
                    font: Font | None = None) -> float:
@@ -734,8 +760,8 @@ def _kept_rows(view: View) -> int:
     return _HEADER_H if view.kind == "table" else _BAR_H
 
 
-def render(view: View, fonts: Fonts | None = None) -> Frame:
-    """Draw ``view``: a new 128x64 frame.
+def render(view: View, fonts: Fonts | None = None) -> Image.Image:
+    """Draw ``view``: a new 128x64 mode ``"1"`` image, lit pixels = 1.
 
     Raises :class:`~firmware.fonts.FontsMissing` if the shipped font files are
     gone and ``ValueError`` for an unknown ``view.kind``.

@@ -241,7 +241,7 @@ def main(argv: list[str]) -> int:
         for old in out.glob("*.png"):
             old.unlink()
     tiles: list[tuple[str, Image.Image]] = []
-    frames = {name: render(view).to_image() for name, view in scene_views().items()}
+    frames = {name: render(view) for name, view in scene_views().items()}
     for name, frame in frames.items():
         tile = oled(frame)
         tile.save(out / f"{name}.png")
@@ -250,7 +250,7 @@ def main(argv: list[str]) -> int:
     print(f"{out}: {len(tiles)} screens and all.png")
     if args.golden:
         write_golden(frames, GOLDEN_DIR)
-        write_golden({name: render(view).to_image() for name, view in HAND_BUILT.items()},
+        write_golden({name: render(view) for name, view in HAND_BUILT.items()},
                      VIEWS_GOLDEN_DIR)
     return 0
 

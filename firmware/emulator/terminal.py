@@ -82,12 +82,8 @@ KEY_HELP: Final = (
 
 
 def _pixels(image: Any) -> tuple[int, int, list[list[int]]]:
-    """Width, height and rows of 0/1 of a :class:`~firmware.frame.Frame`, or of
-    a PIL image (any mode; non-zero = lit)."""
-    columns = getattr(image, "columns", None)
-    if columns is not None:  # a Frame: bit y of columns[x] is pixel (x, y)
-        width, height = image.size
-        return width, height, [[column >> y & 1 for column in columns] for y in range(height)]
+    """Width, height and rows of 0/1 of a Pillow image (any mode; non-zero =
+    lit): the frame the screens draw, as the OLED gets it."""
     bitmap = image if image.mode == "1" else image.convert("1")
     width, height = bitmap.size
     data = bitmap.convert("L").tobytes()  # one byte a pixel: 0 or 255

@@ -11,8 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from PIL import Image
+
 from firmware.emulator.terminal import TerminalDisplay
-from firmware.frame import Frame
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +23,7 @@ def test_the_footer_stays_on_every_frame_and_under_a_note() -> None:
     display = TerminalDisplay(out, size=lambda: (140, 45))
     display.footer = "serial link: /dev/pts/7"
     for _ in range(2):
-        display.show(Frame())
+        display.show(Image.new("1", (128, 64)))
         assert display.out.getvalue().decode().count("serial link: /dev/pts/7") == 1
         out.seek(0)
         out.truncate()

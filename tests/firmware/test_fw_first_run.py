@@ -61,7 +61,7 @@ def test_the_installed_referee_uses_its_own_fonts(installed: Path, tmp_path: Pat
         cwd=tmp_path, env=_env(installed), capture_output=True, text=True, timeout=60,
         check=True)
     assert shown.stdout.strip() == str(installed / "firmware" / "fontfiles" /
-                                       "terminus-bold-18.cells")
+                                       "terminus-bold.otb")
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="hiding /usr/share/fonts needs root (a mount)")

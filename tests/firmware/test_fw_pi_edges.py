@@ -88,9 +88,9 @@ def start_on_a_recording_bus(tmp_path: Path, *, first_frame: bool, pins: str | N
 def test_the_first_frame_is_on_the_oled_before_gpiozero_pillow_or_luma(tmp_path: Path) -> None:
     done, loaded, bus = start_on_a_recording_bus(tmp_path, first_frame=True, pins="mock")
     assert done.returncode == 0, done.stderr
-    # gpiozero comes after the first frame; Pillow and luma are not needed for it
-    # (the frame is drawn from glyph cells and sent as luma would), nor the notify socket
-    assert loaded == set(), loaded
+    # gpiozero comes after the first frame, and so does the notify socket; the
+    # frame is a Pillow image
+    assert loaded == {"PIL"}, loaded
     ram = Ssd1306Ram()
     ram.replay(bus)
     store = Store(tmp_path / "state")  # the journal the start made

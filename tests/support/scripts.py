@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_script(relative: str) -> ModuleType:
-    """``relative`` (say ``"scripts/make_glyphs.py"``) loaded as the module
+    """``relative`` (say ``"scripts/render_screens.py"``) loaded as the module
     named by its file's stem (and registered in ``sys.modules`` under it)."""
     path = ROOT / relative
     spec = importlib.util.spec_from_file_location(path.stem, path)
