@@ -33,6 +33,7 @@ from .protocol import (
     MAX_LINE,
     MAX_REPLAY_LINES,
     REPLAY_IDLE_S,
+    WORKING,
     Answer,
     ProtocolError,
     answer_tag,
@@ -75,18 +76,34 @@ def checked(line: str) -> str:
         raise LinkError(str(error)) from None
 
 
+class _Deadline:
+    """When a wait ends: ``wait`` seconds from now, or from the last :meth:`again`."""
+
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
+        self.at = time.monotonic() + wait
+
+    def again(self) -> None:
+        self.at = time.monotonic() + self.wait
+
+
 class DeviceLink:
     """A connection to a referee over a serial port (client side)."""
 
     def __init__(self, port: str, baudrate: int = DEFAULT_BAUDRATE,
                  timeout: float = DEFAULT_TIMEOUT_S,
-                 on_event: Callable[[str], None] | None = None) -> None:
+                 on_event: Callable[[str], None] | None = None,
+                 on_working: Callable[[str], None] | None = None) -> None:
         import serial
 
         self.port_name = port
         self.timeout = timeout
+        """Seconds to wait for an answer, again from each progress line."""
         self.on_event = on_event
         """Called with each live-feed line (``event LINE``) that arrives."""
+        self.on_working = on_working
+        """Called with the TEXT of each progress line (``working TEXT``) that
+        says the request waited for, or one before it, is under way."""
         self.skipped: list[str] = []
         """Lines that were not the answer waited for (another request's, stray, torn)."""
         busy_until = time.monotonic() + BUSY_RETRY_S
@@ -167,14 +184,19 @@ class DeviceLink:
                         self._lines.append(item.decode("utf-8", "replace"))
         return self._lines.popleft()
 
-    def _next(self, deadline: float | None, tag: str) -> str:
+    def _working(self, text: str) -> None:
+        if self.on_working is not None:
+            self.on_working(text)
+
+    def _next(self, deadline: _Deadline, tag: str) -> str:
         """The next verified line that is not a live-feed event and carries
         ``tag`` (which is removed).  Anything else is skipped: a line failing
         its checksum (torn, stray), an answer to another request (a frame
-        with its lines)."""
+        with its lines).  A progress line (``working TEXT``) with ``tag``
+        says the request is under way: the wait starts again."""
         skip = 0
         while True:
-            raw = self.read_line(deadline)
+            raw = self.read_line(deadline.at)
             if raw is None:
                 raise LinkError(f"{self.port_name}: no answer from the device within "
                                 f"{self.timeout:g} s")
@@ -192,6 +214,10 @@ class DeviceLink:
                     self.on_event(line[len(EVENT):])
                 continue
             found, body = answer_tag(line)
+            if found == tag and body.startswith(WORKING):
+                deadline.again()
+                self._working(body[len(WORKING):])
+                continue
             if found == tag:
                 return body
             self.skipped.append(line)
@@ -224,25 +250,35 @@ class DeviceLink:
                 if raw is None:
                     break
                 try:
-                    if verified(raw) in wanted:
-                        return
+                    line = verified(raw)
                 except ProtocolError:
                     continue  # the tail of an old line
+                if line in wanted:
+                    return
+                body = answer_tag(line)[1]
+                if body.startswith(WORKING):
+                    # Still at an earlier request (another program's long load):
+                    # the device is there and will come to this sync.
+                    deadline = time.monotonic() + self.timeout + REPLAY_IDLE_S
+                    again = min(deadline, time.monotonic() + REPLAY_IDLE_S + 1.0)
+                    self._working(f"(an earlier request) {body[len(WORKING):]}")
             if again >= deadline:
                 raise LinkError(f"{self.port_name}: no answer from the device within "
                                 f"{self.timeout:g} s (is the referee running on this port?)")
 
     def read_answer(self, tag: str, timeout: float | None = None) -> Answer:
-        """The answer that carries ``tag`` (others are skipped)."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        """The answer that carries ``tag`` (others are skipped).  It is waited
+        for ``timeout`` s (default :attr:`timeout`), again from each progress
+        line of the request."""
+        deadline = _Deadline(self.timeout if timeout is None else timeout)
         try:
             return read_answer(lambda: self._next(deadline, tag),
                                lambda: checked(self._raw(deadline)))
         except ProtocolError as error:
             raise LinkError(str(error)) from None
 
-    def _raw(self, deadline: float) -> str:
-        raw = self.read_line(deadline)
+    def _raw(self, deadline: _Deadline) -> str:
+        raw = self.read_line(deadline.at)
         if raw is None:
             raise LinkError(f"{self.port_name}: the device stopped in the middle of an answer")
         return raw

@@ -26,13 +26,18 @@ from .protocol import EVENT, ProtocolError, request, verified
 
 def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = None
              ) -> DeviceLink:
-    link = DeviceLink(args.port, args.baudrate, args.timeout, on_event)
+    link = DeviceLink(args.port, args.baudrate, args.timeout, on_event, _say_working)
     try:
         link.sync()
     except LinkError:
         link.close()
         raise
     return link
+
+
+def _say_working(text: str) -> None:
+    """A progress line from the device (``working TEXT``), on stderr."""
+    print(f"euchre-referee: the device is working: {text}", file=sys.stderr, flush=True)
 
 
 def _fail(message: str) -> int:

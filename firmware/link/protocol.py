@@ -7,6 +7,8 @@ N lines, ``ok end``.  Live-feed lines (``event LINE``) may come between answers.
 A request may start with a tag, ``@TAG `` (1 to 16 letters or digits): its
 answer then starts with the same tag (``@TAG ok ...``, ``@TAG ok begin N``),
 so a program never takes another request's answer (or a stray line) for its own.
+A request that takes long is told to be under way by ``@TAG working TEXT``
+lines before its answer (:data:`WORKING`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,12 @@ REPLAY_IDLE_S: Final = 3.0
 EOL: Final = b"\r\n"
 EVENT: Final = "event "
 """The prefix of a live-feed line."""
+WORKING: Final = "working "
+"""The prefix of a progress line, ``@TAG working TEXT``: the request tagged TAG
+is still being done (a long ``replay load``); not its answer, which follows."""
+WORKING_EVERY_S: Final = 1.0
+"""How often the device says it is still working on a request that takes long
+(the laptop waits its timeout again from each such line)."""
 FRAME_END: Final = "ok end"
 
 _CHECKSUMMED: Final = re.compile(r"\*[0-9A-Fa-f]{4}\s*$")

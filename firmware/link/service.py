@@ -57,6 +57,8 @@ from .protocol import (
     MAX_REPLAY_LINES,
     PROTOCOL_VERSION,
     REPLAY_IDLE_S,
+    WORKING,
+    WORKING_EVERY_S,
     encode,
     frame,
     is_number,
@@ -240,6 +242,41 @@ def _edited(text: str) -> str:
     return "".join(out)
 
 
+class _Working:
+    """Progress lines for a request that takes long: ``@TAG working TEXT``
+    every ``every`` seconds, from a thread of its own (so a long step, such as
+    one big game stored or replayed, is covered too), until :meth:`stop`.
+    The answer is sent after :meth:`stop` has returned, so no progress line
+    ever follows it."""
+
+    def __init__(self, send: Callable[[str], None], every: float, text: str) -> None:
+        self._send = send
+        self.every = every
+        self.text = text
+        """What the next progress line says (``say``)."""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="serial-working", daemon=True)
+
+    def __enter__(self) -> _Working:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def say(self, text: str) -> None:
+        self.text = text
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._send(self.text)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+
 # --- the protocol ------------------------------------------------------------------
 
 
@@ -256,8 +293,12 @@ class RefereeProtocol(LineProtocol):
     the transport in one ``write``, so nothing else is sent in its middle.
     """
 
-    def __init__(self, call: MainCall[Any]) -> None:
+    def __init__(self, call: MainCall[Any], *, working_every: float = WORKING_EVERY_S) -> None:
         self.call = call
+        self.working_every = working_every
+        """Seconds between two progress lines of a request that takes long."""
+        self.working_sent = 0
+        """Progress lines sent (``working TEXT``)."""
         self.transport: Transport = _NoTransport()
         self.watching = False
         self._replay: _ReplayInput | None = None
@@ -290,6 +331,16 @@ class RefereeProtocol(LineProtocol):
 
     def framed(self, lines: list[str], about: str = "") -> None:
         self.send(frame(lines, about, self._tag))
+
+    def working(self, tag: str, text: str) -> _Working:
+        """Progress lines for the request tagged ``tag`` while the ``with``
+        block runs; ``say`` changes what they say."""
+
+        def send(words: str) -> None:
+            self.working_sent += 1
+            self.send([tagged(tag, WORKING + words)])
+
+        return _Working(send, self.working_every, text)
 
     def event(self, line: str) -> None:
         """One journal line for the live feed (sent only while watching)."""
@@ -462,36 +513,40 @@ class RefereeProtocol(LineProtocol):
         assert state is not None
         self._replay = None
         self._tag = state.tag
-        result = state.check()
-        valid = result.error is None
-        lines = [json.dumps(summary_json(REPLAY_SOURCE, result), ensure_ascii=False)]
-        if result.error is not None:
-            lines.append(f"{REPLAY_SOURCE}:{result.error.line}: {result.error.reason}")
-        else:
-            lines.extend(summary_text(REPLAY_SOURCE, result).splitlines())
-        if state.load:
-            if valid:
-                lines.append(self._load_games(result))
+        with self.working(state.tag, f"checking the log ({state.received} lines)") as working:
+            result = state.check()
+            valid = result.error is None
+            lines = [json.dumps(summary_json(REPLAY_SOURCE, result), ensure_ascii=False)]
+            if result.error is not None:
+                lines.append(f"{REPLAY_SOURCE}:{result.error.line}: {result.error.reason}")
             else:
-                lines.append("not loaded: the log is invalid")
+                lines.extend(summary_text(REPLAY_SOURCE, result).splitlines())
+            if state.load:
+                if valid:
+                    lines.append(self._load_games(result, working))
+                else:
+                    lines.append("not loaded: the log is invalid")
         self.framed(lines, "valid" if valid else "invalid")
 
-    def _load_games(self, result: Replay) -> str:
+    def _load_games(self, result: Replay, working: _Working) -> str:
         """Store each game of a valid log, the last as the current game.  The
         storing and replaying are done here, on the reader thread, with the
         journal's own connection for it (``off_loop``): a log of 100,000
         lines never holds the main loop (the buttons, the screen and its
         watchdog pings), whose one job is to take the stored game as the
-        current one."""
+        current one.  ``working`` says how far it has come."""
         games = games_of(result.game)
         store = self.call(lambda referee: referee.store)
         ids: list[int] = []
+        working.say(f"0 of {len(games)} games stored")
         try:
             for lines in games:
                 ids.append(store.new_game(lines, off_loop=True))
+                working.say(f"{len(ids)} of {len(games)} games stored")
         except JournalError as error:
             kept = f"games {', '.join(map(str, ids))} were stored; then " if ids else ""
             return f"not loaded: {kept}{error}"
+        working.say(f"{len(ids)} of {len(games)} games stored; taking up game {ids[-1]}")
         last = games[-1]
         replayed = replay("\n".join([HEADER, *last]) + "\n").game
         self.call(lambda referee: referee.adopt_game(ids[-1], last, replayed))
@@ -640,14 +695,15 @@ class SerialService:
     """
 
     def __init__(self, endpoint: Endpoint, events: queue.Queue[Any], referee: Referee, *,
-                 main_timeout: float = MAIN_LOOP_TIMEOUT_S, retry_s: float = 0.25) -> None:
+                 main_timeout: float = MAIN_LOOP_TIMEOUT_S, retry_s: float = 0.25,
+                 working_every: float = WORKING_EVERY_S) -> None:
         self.endpoint = endpoint
         self.events = events
         self.referee = referee
         self.main_timeout = main_timeout
         self._closing = threading.Event()
         self.pty_link: Path | None = None
-        self.protocol = RefereeProtocol(self._on_main)
+        self.protocol = RefereeProtocol(self._on_main, working_every=working_every)
         self.link = SerialLink(endpoint, self.protocol, max_line=MAX_LINE, retry_s=retry_s,
                                name="serial")
         referee.listeners.append(self._on_journal)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import queue
+import random
 import secrets
 import threading
 import time
@@ -29,7 +30,9 @@ from typing import Any, TypeVar
 import serial
 
 from drivers.serialport import NullModem, PtyEndpoint
-from euchre_core import checksum, write_log
+from euchre_core import Game, checksum, write_log
+from euchre_core.events import Undo
+from euchre_core.log import HEADER
 from firmware.app import Referee
 from firmware.config import Config
 from firmware.journal import Store
@@ -37,7 +40,7 @@ from firmware.link.protocol import DEFAULT_BAUDRATE
 from firmware.link.service import SerialService
 
 __all__ = ["ROOT", "FULL_GAME", "TIMEOUT", "Device", "Host", "answer_bytes", "cabled",
-           "wait_for"]
+           "random_games_log", "wait_for"]
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL_GAME = ROOT / "examples" / "full-game.log"
@@ -52,6 +55,25 @@ SYNC_AGAIN_S = 1.0
 def answer_bytes(*lines: str) -> bytes:
     """What the device sends for these lines: each with its checksum, CR LF."""
     return b"".join(f"{line}*{checksum(line)}\r\n".encode() for line in lines)
+
+
+def random_game(rng: random.Random) -> Game:
+    """A whole game to its winner, each entry a random legal one (no undo)."""
+    game = Game()
+    while game.winner is None:
+        game.push(rng.choice([entry for entry in game.legal_entries()
+                              if not isinstance(entry, Undo)]))
+    return game
+
+
+def random_games_log(games: int, seed: int = 21) -> str:
+    """One log of ``games`` random whole games (``euchre_core.write_log`` of
+    each, one header), as a night's games exported one after another."""
+    rng = random.Random(seed)
+    lines = [HEADER]
+    for _ in range(games):
+        lines.extend(write_log(random_game(rng)).splitlines()[1:])
+    return "\n".join(lines) + "\n"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
@@ -76,7 +98,8 @@ class Device:
     def __init__(self, state_dir: Path, port: str | None = None, *,
                  config: Config | None = None, retry_s: float = 0.02,
                  write_timeout: float | None = None,
-                 endpoint: PtyEndpoint | None = None) -> None:
+                 endpoint: PtyEndpoint | None = None,
+                 working_every: float | None = None) -> None:
         self.store = Store(state_dir)
         self.referee = Referee(config or Config(state_dir=state_dir), self.store,
                                renderer=lambda view: view)
@@ -87,6 +110,9 @@ class Device:
             kwargs={"stop": self._stop.is_set, "poll": 0.05}, daemon=True,
         )
         self.thread.start()
+        options: dict[str, Any] = {"retry_s": retry_s}
+        if working_every is not None:
+            options["working_every"] = working_every
         if port is None:
             if endpoint is None:
                 endpoint = (PtyEndpoint(DEFAULT_BAUDRATE) if write_timeout is None else
@@ -94,11 +120,11 @@ class Device:
             self.endpoint = endpoint
             self.path = self.endpoint.slave_path
             self.service = SerialService.open(self.endpoint, 115200, self.events, self.referee,
-                                              retry_s=retry_s)
+                                              **options)
         else:
             self.path = port
             self.service = SerialService.open(port, 115200, self.events, self.referee,
-                                              retry_s=retry_s)
+                                              **options)
 
     def on_main(self, fn: Callable[[Referee], T]) -> T:
         """Run ``fn(referee)`` on the main loop (after everything queued before it)."""
