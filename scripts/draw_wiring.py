@@ -4,7 +4,8 @@
 
 The buttons' pins come from :data:`firmware.config.DEFAULT_PINS`, so the
 picture always shows the wiring the program expects; the header layout, the
-display's pins and the optional parts are tables below.  The drawing is
+display's pins (the recommended 2.42" SSD1309 on SPI, and an I2C panel's) and
+the optional parts are tables below.  The drawing is
 deterministic (same fonts, same pixels): ``tests/firmware/test_fw_wiring.py``
 redraws it and compares it with the committed file.
 """
@@ -56,23 +57,35 @@ HEADER: dict[int, str] = {
 """The 40-pin header (the same on every Pi from the Zero 2 W to the Pi 5): header
 pin number -> name.  Odd pins are the column on the SD-card side's left."""
 
-DISPLAY_PINS: tuple[tuple[str, int], ...] = (("GND", 6), ("VCC", 1), ("SCL", 5), ("SDA", 3))
-"""The OLED module's four pins in their order on the module -> header pin."""
+SPI_DISPLAY_PINS: tuple[tuple[str, int], ...] = (
+    ("GND", 20), ("VCC", 17), ("SCL", 23), ("SDA", 19), ("RES", 22), ("DC", 18), ("CS", 24))
+"""The recommended panel, the 2.42" SSD1309 as sold (wired for SPI): its seven pins in
+their order on the module -> header pin.  SCL is SPI0's clock (GPIO11), SDA its MOSI
+(GPIO10), CS its CE0 (GPIO8); DC and RES are luma's default GPIO24 and GPIO25.  All
+seven land on header pins 17 to 24 (21, GPIO9 = MISO, stays empty)."""
 
-GROUND_PINS: tuple[int, ...] = (9, 14, 20, 25, 34, 39)
+I2C_DISPLAY_PINS: tuple[tuple[str, int], ...] = (("GND", 6), ("VCC", 1), ("SCL", 5), ("SDA", 3))
+"""A 4-pin I2C panel (SSD1306, SH1106), the alternative: its pins -> header pin.  Not
+drawn (the picture names them); hw/README.md's table."""
+
+GROUND_PINS: tuple[int, ...] = (9, 14, 34, 39)
 """The GND pins the drawn ground bus is tied to (any one would do; hw/README.md's
-button table suggests these, and pin 30, left free here for the buzzer's room)."""
+button table suggests these; pin 20 is the display's, pin 30 is left free here for
+the buzzer's room)."""
 
 # The optional parts: hw/referee.toml's commented-out [extras] values (Config.buzzer_pin,
 # status_led_pin, seat_led_pins), the same as hw/README.md's "Optional parts" table.
 OPTIONAL_PINS: dict[str, int] = {
     "buzzer": 12,
     "status LED": 16,
-    "seat LED N": 20,
-    "seat LED E": 21,
+    "seat LED N": 14,
+    "seat LED E": 15,
     "seat LED S": 4,
     "seat LED W": 18,
 }
+UART_PINS: tuple[int, ...] = (14, 15)
+"""The UART's TX and RX: seat LEDs N and E are there, so not with the serial link on
+the UART (every other GPIO is a button's, an optional part's or the display's)."""
 
 
 def header_pin(gpio: int) -> int:
@@ -99,6 +112,7 @@ POWER = (215, 30, 30)
 FIVE_V = (160, 0, 70)
 SDA = (30, 90, 220)
 SCL = (235, 175, 0)
+CONTROL = (140, 60, 170)  # the display's DC, RES and CS
 BUTTON = (0, 150, 60)
 OPTIONAL = (130, 130, 130)
 TEXT_GREY = (95, 95, 95)
@@ -297,35 +311,43 @@ def draw_buttons(draw: ImageDraw.ImageDraw, fonts: Fonts) -> None:
         label_box(draw, fonts, centre, y, width, label, name if suit else "")
 
 
+DISPLAY_COLORS: dict[str, tuple[int, int, int]] = {
+    "GND": GROUND, "VCC": POWER, "SCL": SCL, "SDA": SDA, "RES": CONTROL, "DC": CONTROL,
+    "CS": CONTROL}
+
+
 def draw_display(draw: ImageDraw.ImageDraw, fonts: Fonts) -> None:
-    """The OLED top left, its pins GND VCC SCL SDA down its right edge."""
-    right, left = 330, 150
-    pin_ys = [row_y(1) - 50 + 34 * index for index in range(4)]
-    top, bottom = pin_ys[0] - 30, pin_ys[-1] + 30
+    """The 2.42" SPI panel top left, its seven pins down its right edge, each with a
+    wire to the header pin it names; at the header, each of those pins with a wire
+    of the same colour naming the panel's pin (seven wires to pins 17-24)."""
+    right, left = 330, 96
+    pin_ys = [124 + 20 * index for index in range(len(SPI_DISPLAY_PINS))]
+    top, bottom = pin_ys[0] - 24, pin_ys[-1] + 22
     draw.rounded_rectangle([left, top, right, bottom], radius=8, fill=(25, 60, 120))
-    draw.rectangle([left + 14, top + 30, right - 44, bottom - 30], fill=BLACK)
-    text(draw, ((left + right - 30) // 2, (top + bottom) // 2 - 10), "128x64", fonts.small_bold,
-         (170, 220, 255), "mm")
-    text(draw, ((left + right - 30) // 2, (top + bottom) // 2 + 10), "OLED", fonts.small_bold,
-         (170, 220, 255), "mm")
-    text(draw, (left, top - 12), "I2C OLED (SSD1306 / SH1106), address 0x3C",
+    draw.rectangle([left + 14, top + 30, right - 76, bottom - 30], fill=BLACK)
+    middle = (left + right - 62) // 2
+    for dy, line in ((-10, '2.42" 128x64'), (10, "SSD1309")):
+        text(draw, (middle, (top + bottom) // 2 + dy), line, fonts.small_bold,
+             (170, 220, 255), "mm")
+    text(draw, (left, top - 12), 'Display: 2.42" SSD1309 on SPI, as sold (no soldering)',
          fonts.small_bold, BLACK, "lm")
-    colors = {"GND": GROUND, "VCC": POWER, "SCL": SCL, "SDA": SDA}
-    # x where each wire turns towards its header row; SCL and SDA cross once (the
-    # module has SCL above SDA, the header SDA above SCL)
-    turns = {"GND": 0, "VCC": 440, "SCL": 490, "SDA": 465}
-    for (name, pin), y in zip(DISPLAY_PINS, pin_ys):
+    for (name, pin), y in zip(SPI_DISPLAY_PINS, pin_ys):
+        color = DISPLAY_COLORS[name]
         draw.ellipse([right - 30, y - 6, right - 18, y + 6], fill=GOLD)
         text(draw, (right - 36, y), name, fonts.small_bold, WHITE, "rm")
+        polyline(draw, [(right - 18, y), (right + 34, y)], color)
+        text(draw, (right + 42, y), f"pin {pin}  {HEADER[pin]}", fonts.small, TEXT_GREY)
         x_pin, y_pin = pin_end(pin)
-        if side(pin) < 0:
-            points = [(right - 18, y), (turns[name], y), (turns[name], y_pin), (x_pin, y_pin)]
-        else:  # GND (pin 6): over the top of the header, down the right side
-            over = row_y(1) - 66
-            down = RIGHT_END + 110
-            points = [(right - 18, y), (right + 20, y), (right + 20, over), (down, over),
-                      (down, y_pin), (x_pin, y_pin)]
-        polyline(draw, points, colors[name])
+        stub = x_pin + side(pin) * 34
+        polyline(draw, [(x_pin, y_pin), (stub, y_pin)], color)
+        text(draw, (stub + side(pin) * 8, y_pin), f"OLED {name}", fonts.small_bold, color,
+             "lm" if side(pin) > 0 else "rm")
+    # the alternative, named only: a 4-pin I2C panel on pins 1, 3, 5, 6
+    i2c = ", ".join(f"{name} pin {pin}" for name, pin in I2C_DISPLAY_PINS)
+    x_note = RIGHT_END + 20
+    text(draw, (x_note, row_y(1) - 60), "Or a 4-pin I2C panel (SSD1306, SH1106):",
+         fonts.small_bold, TEXT_GREY)
+    text(draw, (x_note, row_y(1) - 42), f"{i2c} (hw/README.md)", fonts.small, TEXT_GREY)
 
 
 def draw_optional(draw: ImageDraw.ImageDraw, fonts: Fonts) -> None:
@@ -345,6 +367,8 @@ def draw_optional(draw: ImageDraw.ImageDraw, fonts: Fonts) -> None:
         draw.rectangle([led_x - 12, y - 11, led_x + 12, y + 11], fill=WHITE)
         led(draw, led_x, y, direction, color)
         label_x = led_x + direction * 22
+        if gpio in UART_PINS:  # the UART's TX or RX: not with the serial link there
+            name += f" (UART {'TX' if gpio == UART_PINS[0] else 'RX'})"
         text(draw, (label_x, y - 1), name, fonts.small, TEXT_GREY,
              "lm" if direction > 0 else "rm", background=True)
         dot(draw, bus, y, OPTIONAL)
@@ -401,8 +425,9 @@ def draw_buzzer(draw: ImageDraw.ImageDraw, fonts: Fonts) -> None:
 def draw_legend(draw: ImageDraw.ImageDraw, fonts: Fonts) -> None:
     y = BUS_BOTTOM + 30
     entries = [
-        ("ground", GROUND, False), ("3V3", POWER, False), ("I2C SDA", SDA, False),
-        ("I2C SCL", SCL, False), ("button", BUTTON, False), ("optional part", OPTIONAL, True),
+        ("ground", GROUND, False), ("3V3", POWER, False), ("SPI clock", SCL, False),
+        ("SPI data", SDA, False), ("DC, RES, CS", CONTROL, False), ("button", BUTTON, False),
+        ("optional part", OPTIONAL, True),
     ]
     x = 60
     for name, color, dashed in entries:

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image, ImageChops
 from support.scripts import load_script
 
-from firmware.config import DEFAULT_PINS, parse_config
+from firmware.config import CURSOR_PINS, DEFAULT_PINS, parse_config
 from firmware.fonts import FontsMissing
 
 REPO = Path(__file__).resolve().parents[2]
@@ -82,12 +82,71 @@ def test_the_header_table_is_the_readme_picture() -> None:
     assert sorted(wiring.HEADER) == list(range(1, 41))
 
 
-def test_the_display_pins_are_the_readme_table() -> None:
-    rows = {row[0]: row for row in readme_rows() if row[0] in ("GND", "VCC", "SCL", "SDA")}
-    assert [name for name, _ in wiring.DISPLAY_PINS] == ["GND", "VCC", "SCL", "SDA"]
-    for name, pin in wiring.DISPLAY_PINS:
-        assert rows[name][2] == str(pin), name
-    assert dict(wiring.DISPLAY_PINS) == {"GND": 6, "VCC": 1, "SCL": 5, "SDA": 3}
+def section_rows(heading: str) -> list[list[str]]:
+    """The cells of the table rows of hw/README.md's section ``heading`` (up to the
+    next heading)."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split(f"\n{heading}\n", 1)[1].split("\n#", 1)[0]
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in section.splitlines() if line.startswith("| ")][2:]  # no header
+
+
+def test_the_spi_panel_pins_are_the_readme_table() -> None:
+    """The recommended 2.42" SSD1309 on SPI: the drawn pins are hw/README.md's table,
+    SPI0's clock, MOSI and CE0, luma's default DC and RES, 3V3 and a GND."""
+    rows = section_rows("### The recommended panel: the 2.42\" SSD1309 on SPI")
+    table = [(row[0].split()[0], int(row[2])) for row in rows]
+    assert table == list(wiring.SPI_DISPLAY_PINS)
+    for row, (name, pin) in zip(rows, wiring.SPI_DISPLAY_PINS):
+        assert row[1].split()[0] == wiring.HEADER[pin], (name, row)
+    gpios = {name: wiring.HEADER[pin] for name, pin in wiring.SPI_DISPLAY_PINS}
+    assert gpios == {"GND": "GND", "VCC": "3V3", "SCL": "GPIO11", "SDA": "GPIO10",
+                     "RES": "GPIO25", "DC": "GPIO24", "CS": "GPIO8"}
+    # the seven wires land on header pins 17 to 24; 21 (MISO) stays empty
+    assert sorted(pin for _, pin in wiring.SPI_DISPLAY_PINS) == [17, 18, 19, 20, 22, 23, 24]
+
+
+def test_the_i2c_panel_pins_are_the_readme_table() -> None:
+    rows = section_rows("### I2C panels, the alternative")
+    assert [(row[0], int(row[2])) for row in rows] == list(wiring.I2C_DISPLAY_PINS)
+    assert dict(wiring.I2C_DISPLAY_PINS) == {"GND": 6, "VCC": 1, "SCL": 5, "SDA": 3}
+    assert [wiring.HEADER[pin] for _, pin in wiring.I2C_DISPLAY_PINS] == [
+        "GND", "3V3", "GPIO3", "GPIO2"]
+
+
+SPI0 = {7, 8, 9, 10, 11}
+"""SPI0: CE1, CE0 (both held by the kernel once dtparam=spi=on), MISO, MOSI, SCLK."""
+DC_RST = {24, 25}
+"""The SPI panel's DC and RES: luma's defaults, hw/README.md's wiring."""
+I2C1 = {2, 3}
+
+
+@pytest.mark.parametrize("layout", ["seats", "cursor", "optional parts"])
+def test_the_default_map_leaves_the_display_pins_free(layout: str) -> None:
+    """No button or optional part on SPI0, the SPI panel's DC and RES, or I2C: either
+    panel goes on without moving a wire."""
+    pins = {"seats": DEFAULT_PINS, "cursor": CURSOR_PINS,
+            "optional parts": wiring.OPTIONAL_PINS}[layout]
+    assert not set(pins.values()) & (SPI0 | DC_RST | I2C1), pins
+    drawn = {int(wiring.HEADER[pin].removeprefix("GPIO"))
+             for _, pin in (*wiring.SPI_DISPLAY_PINS, *wiring.I2C_DISPLAY_PINS)
+             if wiring.HEADER[pin].startswith("GPIO")}
+    assert drawn == {2, 3, 8, 10, 11, 24, 25}
+    assert not set(pins.values()) & drawn
+
+
+def test_buttons_and_optional_parts_never_share_a_pin() -> None:
+    """The default buttons and the documented optional parts are one config: every
+    pin once, and only seat LEDs on the UART's pins."""
+    config = parse_config({"extras": {
+        "buzzer": wiring.OPTIONAL_PINS["buzzer"],
+        "status_led": wiring.OPTIONAL_PINS["status LED"],
+        "seat_leds": {name[-1]: gpio for name, gpio in wiring.OPTIONAL_PINS.items()
+                      if name.startswith("seat")}}})
+    assert config.pins == DEFAULT_PINS  # parse_config checks every pin is used once
+    on_uart = {name for name, gpio in wiring.OPTIONAL_PINS.items() if gpio in wiring.UART_PINS}
+    assert on_uart == {"seat LED N", "seat LED E"}
+    assert not set(DEFAULT_PINS.values()) & set(wiring.UART_PINS)
 
 
 def test_the_optional_pins_are_the_readme_table_and_referee_toml() -> None:
