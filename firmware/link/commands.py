@@ -21,7 +21,7 @@ from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..logcheck import LogFileError, read_log
 from ..summary import SUMMARY_KEYS
 from .client import DeviceLink, LinkError, log_lines
-from .protocol import EVENT, ProtocolError, request, verified
+from .protocol import EVENT, LOAD_WORDS, ProtocolError, request, verified
 
 
 def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = None
@@ -77,7 +77,7 @@ def send(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, ensure_ascii=False))
         for line in text:
-            if line.startswith(("loaded ", "not loaded")):
+            if line.startswith(LOAD_WORDS):
                 print(line, file=sys.stderr)
     else:
         print("\n".join(text))

@@ -45,6 +45,8 @@ WORKING_EVERY_S: Final = 1.0
 """How often the device says it is still working on a request that takes long
 (the laptop waits its timeout again from each such line)."""
 FRAME_END: Final = "ok end"
+LOAD_WORDS: Final = ("loaded ", "not loaded", "not stored again")
+"""How the lines of a ``replay load`` verdict that tell what was stored start."""
 
 _CHECKSUMMED: Final = re.compile(r"\*[0-9A-Fa-f]{4}\s*$")
 _TAG: Final = re.compile(rb"@([0-9A-Za-z]{1,16}) ")

@@ -13,6 +13,7 @@ and to the referee's journal listeners (the live feed).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -77,6 +78,8 @@ __all__ = [
 
 MAIN_LOOP_TIMEOUT_S: Final = 10.0
 """How long a request waits for the main loop before it is answered ``error busy``."""
+READ_SLICE_S: Final = 0.02
+"""The longest a load's reading of the kept games holds the main loop at a time."""
 REPLAY_SOURCE: Final = "-"
 """The ``file`` of a log replayed over the link (the laptop puts its path there)."""
 
@@ -523,37 +526,82 @@ class RefereeProtocol(LineProtocol):
                 lines.extend(summary_text(REPLAY_SOURCE, result).splitlines())
             if state.load:
                 if valid:
-                    lines.append(self._load_games(result, working))
+                    lines.extend(self._load_games(result, working))
                 else:
                     lines.append("not loaded: the log is invalid")
         self.framed(lines, "valid" if valid else "invalid")
 
-    def _load_games(self, result: Replay, working: _Working) -> str:
-        """Store each game of a valid log, the last as the current game.  The
-        storing and replaying are done here, on the reader thread, with the
-        journal's own connection for it (``off_loop``): a log of 100,000
-        lines never holds the main loop (the buttons, the screen and its
-        watchdog pings), whose one job is to take the stored game as the
-        current one.  ``working`` says how far it has come."""
+    def _load_games(self, result: Replay, working: _Working) -> list[str]:
+        """Store each game of a valid log that the journal does not already
+        keep, the newest of them as the current game; the verdict's last
+        lines.  A game already kept with exactly the same lines (a load sent
+        again, say after a laptop gave up waiting for the first) is not
+        stored again, and the lines say so.  The storing and replaying are
+        done here, on the reader thread, with the journal's own connection
+        for it (``off_loop``): a log of 100,000 lines never holds the main
+        loop (the buttons, the screen and its watchdog pings), whose one job
+        is to take the stored game as the current one.  ``working`` says how
+        far it has come."""
         games = games_of(result.game)
+        kept = self._kept_games({len(lines) for lines in games}, working)
         store = self.call(lambda referee: referee.store)
-        ids: list[int] = []
-        working.say(f"0 of {len(games)} games stored")
+        new: list[tuple[int, int]] = []
+        """(the log's game number, its stored id) of each game stored now."""
+        already: list[tuple[int, int]] = []
+        """(the log's game number, the id it was kept as) of each not stored again."""
         try:
-            for lines in games:
-                ids.append(store.new_game(lines, off_loop=True))
-                working.say(f"{len(ids)} of {len(games)} games stored")
+            for number, lines in enumerate(games, start=1):
+                same = kept.get(_digest(lines))
+                if same:
+                    already.append((number, same.pop(0)))
+                else:
+                    new.append((number, store.new_game(lines, off_loop=True)))
+                working.say(f"{number} of {len(games)} games stored" + (
+                    f" ({len(already)} already kept)" if already else ""))
         except JournalError as error:
-            kept = f"games {', '.join(map(str, ids))} were stored; then " if ids else ""
-            return f"not loaded: {kept}{error}"
-        working.say(f"{len(ids)} of {len(games)} games stored; taking up game {ids[-1]}")
-        last = games[-1]
-        replayed = replay("\n".join([HEADER, *last]) + "\n").game
-        self.call(lambda referee: referee.adopt_game(ids[-1], last, replayed))
-        if len(ids) == 1:
-            return f"loaded as game {ids[0]}: it is now the current game"
-        return (f"loaded as games {', '.join(map(str, ids))}: game {ids[-1]} is now the "
-                "current game")
+            ids = [game_id for _, game_id in new]
+            stored = f"games {', '.join(map(str, ids))} were stored; then " if ids else ""
+            return [f"not loaded: {stored}{error}"]
+        lines = []
+        if new:
+            number, game_id = new[-1]
+            working.say(f"{len(games)} of {len(games)} games stored; taking up game {game_id}")
+            last = games[number - 1]
+            replayed = replay("\n".join([HEADER, *last]) + "\n").game
+            self.call(lambda referee: referee.adopt_game(game_id, last, replayed))
+            lines.append(_loaded_words(new, bool(already)))
+        if already:
+            lines.append(_kept_words(already, len(games)))
+            if not new:
+                current = self.call(lambda referee: referee.game_id)
+                lines[-1] += f"; the current game is still game {current}"
+        return lines
+
+    def _kept_games(self, sizes: set[int], working: _Working) -> dict[bytes, list[int]]:
+        """The games the journal keeps with as many lines as one of ``sizes``,
+        by the digest of their lines (oldest first).  Read on the main loop
+        (the journal's one reader) a slice of at most :data:`READ_SLICE_S` at
+        a time, so a journal of thousands of games holds the buttons no
+        longer than that."""
+        wanted = [info.id for info in self.call(lambda referee: referee.store.games())
+                  if info.lines in sizes]
+        kept: dict[bytes, list[int]] = {}
+        done = 0
+        while done < len(wanted):
+            def read(referee: Referee, start: int = done) -> list[tuple[int, bytes]]:
+                began = time.monotonic()
+                out = []
+                for game_id in wanted[start:]:
+                    out.append((game_id, _digest(referee.store.lines(game_id))))
+                    if time.monotonic() - began >= READ_SLICE_S:
+                        break
+                return out
+
+            for game_id, digest in self.call(read):
+                kept.setdefault(digest, []).append(game_id)
+                done += 1
+            working.say(f"comparing with the games kept: {done} of {len(wanted)} read")
+        return kept
 
     def _export(self, args: str) -> None:
         if args and not is_number(args):
@@ -633,6 +681,58 @@ class RefereeProtocol(LineProtocol):
 
     def _sync(self, args: str) -> None:
         self.ok(f"sync {args}" if args else "sync")
+
+
+def _digest(lines: list[str]) -> bytes:
+    """What tells a game's lines from any other's (a game's lines hold no line end)."""
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).digest()
+
+
+def _numbers(numbers: list[int]) -> str:
+    """``2, 3`` or ``2-2054`` (a run of three or more as a span).
+
+    >>> _numbers([2, 3, 5, 6, 7, 9])
+    '2, 3, 5-7, 9'
+    """
+    parts: list[str] = []
+    start = 0
+    while start < len(numbers):
+        end = start
+        while end + 1 < len(numbers) and numbers[end + 1] == numbers[end] + 1:
+            end += 1
+        if end - start >= 2:
+            parts.append(f"{numbers[start]}-{numbers[end]}")
+        else:
+            parts.extend(str(number) for number in numbers[start:end + 1])
+        start = end + 1
+    return ", ".join(parts)
+
+
+def _games(numbers: list[int]) -> str:
+    return f"game {numbers[0]}" if len(numbers) == 1 else f"games {_numbers(numbers)}"
+
+
+def _loaded_words(new: list[tuple[int, int]], some_kept: bool) -> str:
+    """The verdict's line for the games stored by a load (the newest current)."""
+    ids = [game_id for _, game_id in new]
+    if not some_kept:  # every game of the log was new: each id listed
+        if len(ids) == 1:
+            return f"loaded as game {ids[0]}: it is now the current game"
+        return (f"loaded as games {', '.join(map(str, ids))}: game {ids[-1]} is now the "
+                "current game")
+    numbers = [number for number, _ in new]
+    what = "new game" if len(numbers) == 1 else "new games"
+    return (f"loaded the log's {what} {_numbers(numbers)} as {_games(ids)}: "
+            f"game {ids[-1]} is now the current game")
+
+
+def _kept_words(already: list[tuple[int, int]], total: int) -> str:
+    """The verdict's line for the games of a load that were kept already."""
+    ids = [game_id for _, game_id in already]
+    verb = "was" if len(ids) == 1 else "were"
+    numbers = [number for number, _ in already]
+    which = f"the log's {_games(numbers)}, " if total > 1 else ""
+    return f"not stored again: {_games(ids)} {verb} already kept ({which}the same lines)"
 
 
 def _rules_line(rules: Rules) -> str:

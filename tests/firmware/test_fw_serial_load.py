@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.serial_kit import TIMEOUT, Device, random_games_log, wait_for
+from support.serial_kit import TIMEOUT, Device, Host, random_games_log, wait_for
 
 from firmware.cli import main
 
@@ -94,3 +94,98 @@ def test_a_long_load_says_it_is_working_and_the_laptop_waits(
                         for line in said), said
     assert "euchre-referee: the device is working: 19 of 40 games stored" in said
     assert len(device.on_main(lambda referee: referee.store.games())) == 1 + GAMES
+
+
+def send_load(capsys: pytest.CaptureFixture[str], device: Device, log: Path,
+              *options: str) -> tuple[int, str, str]:
+    code = main(["send", "--port", device.path, "--load", *options, str(log)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def stored(device: Device) -> int:
+    return len(device.on_main(lambda referee: referee.store.games()))
+
+
+def test_the_same_games_loaded_twice_are_stored_once(
+        device: Device, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    night = tmp_path / "night.log"
+    night.write_text(random_games_log(12), encoding="utf-8")
+    code, out, _ = send_load(capsys, device, night)
+    assert code == 0
+    assert out.splitlines()[-1].startswith("loaded as games 2, 3, 4, ")
+    assert stored(device) == 13
+    before = device.on_main(lambda referee: [referee.store.lines(game)
+                                             for game in range(1, 14)])
+
+    code, out, err = send_load(capsys, device, night)  # sent again
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        "not stored again: games 2-13 were already kept (the log's games 1-12, the same "
+        "lines); the current game is still game 13")
+    assert stored(device) == 13
+    assert device.on_main(lambda referee: [referee.store.lines(game)
+                                           for game in range(1, 14)]) == before
+
+    longer = tmp_path / "longer.log"  # the same night and three games more
+    longer.write_text(random_games_log(15), encoding="utf-8")
+    code, out, err = send_load(capsys, device, longer, "--json")
+    assert code == 0
+    assert err.splitlines() == [
+        "loaded the log's new games 13-15 as games 14-16: game 16 is now the current game",
+        "not stored again: games 2-13 were already kept (the log's games 1-12, the same lines)"]
+    code, out, err = send_load(capsys, device, longer, "--json")
+    assert err.splitlines() == ["not stored again: games 2-16 were already kept (the log's "
+                                "games 1-15, the same lines); the current game is still game 16"]
+
+
+def test_a_load_of_new_and_kept_games_says_which_were_new(
+        device: Device, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = tmp_path / "first.log"
+    first.write_text(random_games_log(3), encoding="utf-8")
+    assert send_load(capsys, device, first)[0] == 0
+    longer = tmp_path / "longer.log"
+    longer.write_text(random_games_log(5), encoding="utf-8")
+    code, out, _ = send_load(capsys, device, longer)
+    assert code == 0
+    assert out.splitlines()[-2:] == [
+        "loaded the log's new games 4, 5 as games 5, 6: game 6 is now the current game",
+        "not stored again: games 2-4 were already kept (the log's games 1-3, the same lines)",
+    ]
+    assert device.on_main(lambda referee: referee.game_id) == 6
+    one = tmp_path / "one.log"  # a single game, then the same again
+    one.write_text(random_games_log(1, seed=7), encoding="utf-8")
+    assert send_load(capsys, device, one)[1].splitlines()[-1] == (
+        "loaded as game 7: it is now the current game")
+    assert send_load(capsys, device, one)[1].splitlines()[-1] == (
+        "not stored again: game 7 was already kept (the same lines); the current game is "
+        "still game 7")
+    assert stored(device) == 7
+
+
+def test_a_load_the_laptop_gave_up_on_is_not_stored_twice_when_sent_again(
+        device: Device, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's story: a laptop tool that stopped waiting for a long load
+    (an older one's timeout, Ctrl-C) while the device went on storing, then
+    the same log sent again."""
+    night = tmp_path / "night.log"
+    text = random_games_log(8)
+    night.write_text(text, encoding="utf-8")
+    store = HeldStore(device, at=4)
+    gone = Host(device.path)
+    try:
+        lines = text.splitlines()
+        assert gone.ask(f"@gone1 replay load {len(lines)}")[0].startswith("@gone1 ok replay")
+        gone.write(("\n".join(lines) + "\n").encode())
+        assert store.held.wait(TIMEOUT)
+    finally:
+        gone.close()  # gave up while game 4 was being stored
+        store.release.set()
+    wait_for(lambda: stored(device) == 9)
+    wait_for(lambda: device.endpoint.peer_watch.own == 0)  # it has seen the laptop go
+    code, out, err = send_load(capsys, device, night)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        "not stored again: games 2-9 were already kept (the log's games 1-8, the same lines); "
+        "the current game is still game 9")
+    assert stored(device) == 9
