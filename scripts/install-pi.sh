@@ -11,8 +11,9 @@
 #
 # What it does (each step checks first and changes only what differs):
 #   1. /boot/firmware/config.txt (or /boot/config.txt), in its [all] section:
-#      dtparam=i2c_arm=on, dtparam=i2c_arm_baudrate=400000 (the OLED at 400 kHz)
-#      and dtoverlay=dwc2 (USB gadget mode); other lines are left alone.
+#      dtparam=spi=on (an SPI panel, the recommended 2.42" SSD1309: /dev/spidev0.0),
+#      dtparam=i2c_arm=on, dtparam=i2c_arm_baudrate=400000 (an I2C panel at
+#      400 kHz) and dtoverlay=dwc2 (USB gadget mode); other lines are left alone.
 #   2. /etc/modules-load.d/euchre-referee.conf: i2c-dev, dwc2, g_serial
 #      (/dev/i2c-1 and the USB gadget serial port /dev/ttyGS0 at boot).  The
 #      USB port takes one gadget: where trixie's rpi-usb-gadget has turned on
@@ -21,15 +22,21 @@
 #      have it instead (sudo rpi-usb-gadget off, then run this again).
 #   3. Masks serial-getty@ttyGS0.service: the referee owns /dev/ttyGS0, no
 #      login prompt may sit on it (other serial consoles are left as they are).
-#   4. apt: python3-lgpio python3-venv i2c-tools (only the missing ones, and
-#      only those apt has: python3-lgpio comes from Raspberry Pi's repository,
-#      on bookworm and trixie; on plain Debian, which has no python3-lgpio, the
-#      rest is still installed and the lgpio wheel is pip-installed into the
-#      venv in step 6: lgpio's own up to Python 3.12, adafruit-lgpio, the same
-#      module built for 3.13, on trixie; the screens' fonts ship with the
-#      program).
-#   5. The system user "euchre" (no login, no home) in the groups gpio, i2c
-#      and dialout (groups made if missing).
+#   4. apt: python3-lgpio python3-rpi-lgpio python3-spidev python3-venv
+#      i2c-tools (only the missing ones, and only those apt has: python3-lgpio
+#      comes from Raspberry Pi's repository, on bookworm and trixie; on plain
+#      Debian, which has no python3-lgpio, the rest is still installed and the
+#      lgpio wheel is pip-installed into the venv in step 6: lgpio's own up to
+#      Python 3.12, adafruit-lgpio, the same module built for 3.13, on trixie;
+#      the screens' fonts ship with the program).  python3-rpi-lgpio is the
+#      RPi.GPIO API over lgpio, through which luma drives an SPI panel's DC and
+#      RES pins: RPi.GPIO itself (python3-rpi.gpio) does not run on a Pi 5, and
+#      the two are the same module, so an installed python3-rpi.gpio is
+#      replaced in the same apt-get run.  Where apt has no python3-rpi-lgpio,
+#      rpi-lgpio is pip-installed into the venv in step 6 (over the lgpio the
+#      venv has).  python3-spidev is luma's /dev/spidev0.0.
+#   5. The system user "euchre" (no login, no home) in the groups gpio, i2c,
+#      spi and dialout (groups made if missing).
 #   6. A venv with --system-site-packages (for Debian's python3-lgpio) in
 #      /opt/euchre-referee/.venv, and the project pip-installed into it (again
 #      only when the source changed).
@@ -82,8 +89,10 @@ STATE_DIR=/var/lib/euchre-referee
 UNIT=euchre-referee.service
 UNIT_DIR=/etc/systemd/system
 SERVICE_USER=euchre
-SERVICE_GROUPS=(gpio i2c dialout)
-APT_PACKAGES=(python3-lgpio python3-venv i2c-tools)
+SERVICE_GROUPS=(gpio i2c spi dialout)
+APT_PACKAGES=(python3-lgpio python3-rpi-lgpio python3-spidev python3-venv i2c-tools)
+# RPi.GPIO itself: the same module as python3-rpi-lgpio's, which replaces it.
+RPI_GPIO_PACKAGE=python3-rpi.gpio
 # rpi-usb-gadget's switch (trixie): present while its USB Ethernet gadget is on.
 USB_GADGET_CONF=/usr/lib/modules-load.d/usb-gadget.conf
 
@@ -91,6 +100,7 @@ changes=0
 reboot_needed=0
 restart_needed=0
 lgpio_from_pip=0
+rpi_lgpio_from_pip=0
 
 say() { printf '%s\n' "$*"; }
 
@@ -188,18 +198,19 @@ the_system() {
     fi
 }
 
-# --- 1. the boot config: I2C at 400 kHz, USB gadget mode ---------------------
+# --- 1. the boot config: SPI, I2C at 400 kHz, USB gadget mode ----------------
 
 # edit_config_txt FILE OVERLAY: prints FILE with the dtparams set.  Lines in the
-# unconditional part ([all], or before any section) that set i2c_arm or
+# unconditional part ([all], or before any section) that set spi, i2c_arm or
 # i2c_arm_baudrate get our values; whatever is missing is appended under [all].
 # Conditional sections ([pi4], [cm5] ...) are left alone.
 edit_config_txt() {
     awk -v overlay="$2" '
         BEGIN {
-            n = 2
-            key[1] = "i2c_arm"; val[1] = "on"
-            key[2] = "i2c_arm_baudrate"; val[2] = "400000"
+            n = 3
+            key[1] = "spi"; val[1] = "on"
+            key[2] = "i2c_arm"; val[2] = "on"
+            key[3] = "i2c_arm_baudrate"; val[3] = "400000"
             section = ""; last = ""
         }
         function unconditional() { return section == "" || section == "all" }
@@ -239,7 +250,7 @@ edit_config_txt() {
             if (overlay != "" && !overlay_found) missing = missing "dtoverlay=" overlay "\n"
             if (missing != "") {
                 if (last != "" && last != "all") print "[all]"
-                printf "# euchre-referee (scripts/install-pi.sh): the OLED on I2C at 400 kHz"
+                printf "# euchre-referee (scripts/install-pi.sh): the OLED on SPI, or on I2C at 400 kHz"
                 printf "%s\n", (overlay != "" ? ", USB gadget serial" : "")
                 printf "%s", missing
             }
@@ -257,14 +268,14 @@ boot_config() {
     done
     if [ -z "$file" ]; then
         say "warning: no /boot/firmware/config.txt or /boot/config.txt under '${ROOT:-/}':" \
-            "not Raspberry Pi OS? I2C and the USB gadget are left as they are" >&2
+            "not Raspberry Pi OS? SPI, I2C and the USB gadget are left as they are" >&2
         return 0
     fi
     [ "$GADGET" -eq 1 ] && overlay=dwc2
     new=$(mktemp)
     edit_config_txt "$ROOT$file" "$overlay" >"$new"
     if write_file "$file" - "$new" \
-        "boot config: I2C on at 400 kHz${overlay:+, dtoverlay=dwc2}"; then
+        "boot config: SPI on, I2C on at 400 kHz${overlay:+, dtoverlay=dwc2}"; then
         reboot_needed=1
     fi
     rm -f "$new"
@@ -318,8 +329,7 @@ packages() {
         return 0
     fi
     for package in "${APT_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
-            missing+=("$package")
+        installed "$package" || missing+=("$package")
     done
     if [ "${#missing[@]}" -eq 0 ]; then
         ok "Debian packages (${APT_PACKAGES[*]})"
@@ -342,13 +352,30 @@ packages() {
             say "note: apt has no python3-lgpio here (plain Debian rather than Raspberry Pi" \
                 "OS?): the lgpio wheel is pip-installed into $VENV instead"
             lgpio_from_pip=1
+        elif [ "$package" = python3-rpi-lgpio ]; then
+            say "note: apt has no python3-rpi-lgpio here: rpi-lgpio (the RPi.GPIO API over" \
+                "lgpio, for an SPI panel's DC and RES pins) is pip-installed into $VENV instead"
+            rpi_lgpio_from_pip=1
         else
             say "warning: apt has no package $package: it is left out" >&2
         fi
     done
     [ "${#available[@]}" -gt 0 ] || return 0
-    change "apt-get install ${available[*]}" || return 0
-    apt-get install -y -q --no-install-recommends "${available[@]}"
+    # python3-rpi-lgpio and RPi.GPIO are the same module (RPi.GPIO): apt swaps
+    # them in one run ("package-" removes it), RPi.GPIO not running on a Pi 5.
+    local remove=() why=""
+    if [[ " ${available[*]} " == *" python3-rpi-lgpio "* ]] && installed "$RPI_GPIO_PACKAGE"; then
+        remove=("$RPI_GPIO_PACKAGE-")
+        why=" ($RPI_GPIO_PACKAGE removed: RPi.GPIO does not run on a Pi 5, and"
+        why+=" python3-rpi-lgpio is the same module over lgpio)"
+    fi
+    change "apt-get install ${available[*]}${remove[*]/#/ }$why" || return 0
+    apt-get install -y -q --no-install-recommends "${available[@]}" "${remove[@]}"
+}
+
+# installed PACKAGE: true when dpkg has PACKAGE installed.
+installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
 }
 
 # apt_has PACKAGE: true when apt can install PACKAGE (it has a candidate version).
@@ -471,6 +498,29 @@ lgpio_wheel() {
     restart_needed=1
 }
 
+# rpi_lgpio_wheel: where apt has no python3-rpi-lgpio, rpi-lgpio (pure Python:
+# the RPi.GPIO API over lgpio) goes into the venv, without its dependency: the
+# lgpio module is already there (apt's python3-lgpio, or lgpio_wheel's), and
+# pip would try to build lgpio where it has no wheel (Python 3.13).  In the venv
+# it comes before any system RPi.GPIO.
+rpi_lgpio_wheel() {
+    [ "$rpi_lgpio_from_pip" -eq 1 ] || return 0
+    if ! on_system; then
+        return 0
+    fi
+    if [ -d "$VENV/lib" ] &&
+        [ -n "$(find "$VENV/lib" -maxdepth 3 -name 'rpi_lgpio-*.dist-info' -print -quit)" ]; then
+        ok "rpi-lgpio in $VENV"
+        return 0
+    fi
+    change "pip install rpi-lgpio into $VENV (no python3-rpi-lgpio in apt)" || return 0
+    if ! "$VENV/bin/python" -m pip install --quiet --no-deps rpi-lgpio; then
+        say "warning: rpi-lgpio could not be installed: an SPI panel stays dark until it" \
+            "is ($VENV/bin/python -m pip install --no-deps rpi-lgpio)" >&2
+    fi
+    restart_needed=1
+}
+
 # --- 7. the config file -------------------------------------------------------
 
 config_file() {
@@ -542,6 +592,7 @@ main() {
     service_user
     python_and_project
     lgpio_wheel
+    rpi_lgpio_wheel
     config_file
     unit
     if [ "$DRY_RUN" -eq 1 ]; then
@@ -550,7 +601,7 @@ main() {
         say "install-pi: $changes changes"
     fi
     if [ "$reboot_needed" -eq 1 ] && [ "$DRY_RUN" -eq 0 ]; then
-        say "install-pi: reboot to turn on I2C at 400 kHz and the USB gadget serial port"
+        say "install-pi: reboot to turn on SPI, I2C at 400 kHz and the USB gadget serial port"
     fi
 }
 

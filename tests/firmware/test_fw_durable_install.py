@@ -139,8 +139,8 @@ def test_install_into_a_fake_root_then_again_changes_nothing(tmp_path: Path) -> 
     assert "install-pi: 0 changes" not in first
     config = (root / "boot/firmware/config.txt").read_text(encoding="utf-8")
     parts = sections(config)
-    # Our three lines, in the unconditional [all] section at the end ...
-    assert {"dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000",
+    # Our four lines, in the unconditional [all] section at the end ...
+    assert {"dtparam=spi=on", "dtparam=i2c_arm=on", "dtparam=i2c_arm_baudrate=400000",
             "dtoverlay=dwc2"} <= set(parts["all"])
     # ... and nothing else changed: the CM5's host-mode line stays in [cm5].
     assert config.startswith(BOOKWORM_CONFIG)
@@ -198,15 +198,17 @@ def test_an_edited_config_is_never_overwritten(tmp_path: Path) -> None:
 
 def test_existing_settings_are_fixed_in_place_not_duplicated(tmp_path: Path) -> None:
     config = ("dtparam=audio=on\ndtparam=i2c_arm=off,i2c_arm_baudrate=100000\n"
-              "[pi4]\ndtparam=i2c_arm_baudrate=10000\n")
+              "dtparam=spi=off\n[pi4]\ndtparam=i2c_arm_baudrate=10000\ndtparam=spi=off\n")
     root = fake_root(tmp_path, config)
     install(root)
     text = (root / "boot/firmware/config.txt").read_text()
     parts = sections(text)
-    assert parts[""] == ["dtparam=audio=on", "dtparam=i2c_arm=on,i2c_arm_baudrate=400000"]
-    assert parts["pi4"] == ["dtparam=i2c_arm_baudrate=10000"]  # conditional: left alone
+    assert parts[""] == ["dtparam=audio=on", "dtparam=i2c_arm=on,i2c_arm_baudrate=400000",
+                         "dtparam=spi=on"]
+    # conditional: left alone
+    assert parts["pi4"] == ["dtparam=i2c_arm_baudrate=10000", "dtparam=spi=off"]
     assert parts["all"] == ["dtoverlay=dwc2"]  # only what was missing, under a new [all]
-    assert text.count("i2c_arm=on") == 1
+    assert text.count("i2c_arm=on") == 1 and text.count("spi=on") == 1
     assert "install-pi: 0 changes" in install(root)
 
 
@@ -328,3 +330,98 @@ def test_a_system_neither_bookworm_nor_trixie_is_warned_of(tmp_path: Path) -> No
     assert done.stdout.splitlines()[0] == "system: Raspbian GNU/Linux 11 (bullseye)"
     assert ("warning: made for Raspberry Pi OS bookworm and trixie, not 'bullseye': going on, "
             "check what it says") in done.stderr.splitlines()
+
+
+# --- SPI: the recommended panel on every Pi (issue 22) ---------------------------------------
+
+
+@pytest.mark.parametrize("system", ["bookworm", "trixie"])
+def test_the_dry_run_plans_spi_and_the_gpio_shim(tmp_path: Path, system: str) -> None:
+    """On a fake root of either system the dry run plans dtparam=spi=on (Raspberry Pi
+    OS ships it commented out), the GPIO shim luma's DC and RES go through
+    (python3-rpi-lgpio) with spidev, and the group spi; the real run then writes
+    SPI on once, and a second run changes nothing."""
+    root = trixie_root(tmp_path, usb_ethernet=False) if system == "trixie" else fake_root(tmp_path)
+    if system == "bookworm":
+        (root / "etc").mkdir()
+        (root / "etc/os-release").write_text(TRIXIE_OS_RELEASE.replace("13", "12").replace(
+            "trixie", "bookworm"), encoding="utf-8")
+    assert "#dtparam=spi=on" in (root / "boot/firmware/config.txt").read_text()
+    dry = install(root, "--dry-run").splitlines()
+    assert dry[0] == f"system: Debian GNU/Linux {'13' if system == 'trixie' else '12'} ({system})"
+    assert ("would: boot config: SPI on, I2C on at 400 kHz, dtoverlay=dwc2 "
+            "(/boot/firmware/config.txt)") in dry
+    [apt] = [line for line in dry if line.startswith(f"skipped (ROOT={root}): apt-get install")]
+    assert {"python3-lgpio", "python3-rpi-lgpio", "python3-spidev"} <= set(apt.split())
+    [user] = [line for line in dry if "system user euchre in groups" in line]
+    assert user.split("groups ", 1)[1].split() == ["gpio", "i2c", "spi", "dialout"]
+    install(root)
+    config = (root / "boot/firmware/config.txt").read_text()
+    assert "dtparam=spi=on" in sections(config)["all"]
+    assert config.count("\ndtparam=spi=on\n") == 1
+    assert "install-pi: 0 changes" in install(root)
+
+
+STUB_APT = """\
+#!/bin/sh
+# dpkg-query -W -f=... PACKAGE / apt-cache policy PACKAGE, from $STUB_INSTALLED and
+# $STUB_AVAILABLE (space-separated names): a Raspberry Pi OS's apt, made up.
+name=$(basename "$0")
+for package; do :; done
+case " $STUB_INSTALLED " in *" $package "*) installed=1 ;; *) installed=0 ;; esac
+case " $STUB_AVAILABLE " in *" $package "*) available=1 ;; *) available=0 ;; esac
+if [ "$name" = dpkg-query ]; then
+    [ "$installed" = 1 ] || exit 1
+    printf 'install ok installed'
+else
+    [ "$available" = 1 ] && echo "  Candidate: 1.0" || echo "  Candidate: (none)"
+fi
+"""
+
+
+def dry_run_with_apt(tmp_path: Path, installed: str, available: str) -> list[str]:
+    """install-pi.sh --dry-run on this system (it changes nothing), its dpkg-query and
+    apt-cache made up (and systemctl saying the unit is not running)."""
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name in ("dpkg-query", "apt-cache"):
+        (stubs / name).write_text(STUB_APT, encoding="utf-8")
+        (stubs / name).chmod(0o755)
+    (stubs / "systemctl").write_text("#!/bin/sh\nexit 3\n", encoding="utf-8")
+    (stubs / "systemctl").chmod(0o755)
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "STUB_INSTALLED": installed,
+           "STUB_AVAILABLE": available}
+    env.pop("ROOT", None)
+    done = subprocess.run(["bash", str(SCRIPT), "--dry-run"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout.splitlines()
+
+
+RASPBERRY_PI_OS_APT = ("python3-lgpio python3-rpi-lgpio python3-spidev python3-venv i2c-tools "
+                       "python3-rpi.gpio")
+
+
+def test_raspberry_pi_os_gets_the_shim_in_place_of_rpi_gpio(tmp_path: Path) -> None:
+    """Where python3-rpi.gpio is installed (RPi.GPIO: not on a Pi 5; the same module
+    as the shim's), the one apt-get run that installs python3-rpi-lgpio removes it."""
+    lines = dry_run_with_apt(tmp_path, "python3-venv i2c-tools python3-lgpio python3-rpi.gpio",
+                             RASPBERRY_PI_OS_APT)
+    assert ("would: apt-get install python3-rpi-lgpio python3-spidev python3-rpi.gpio- "
+            "(python3-rpi.gpio removed: RPi.GPIO does not run on a Pi 5, and python3-rpi-lgpio "
+            "is the same module over lgpio)") in lines
+    assert not any("pip install rpi-lgpio" in line for line in lines)
+    # without RPi.GPIO: nothing to remove
+    other = tmp_path / "other"
+    other.mkdir()
+    lines = dry_run_with_apt(other, "python3-venv i2c-tools python3-lgpio", RASPBERRY_PI_OS_APT)
+    assert "would: apt-get install python3-rpi-lgpio python3-spidev" in lines
+
+
+def test_an_apt_without_the_shim_has_it_pip_installed_into_the_venv(tmp_path: Path) -> None:
+    lines = dry_run_with_apt(tmp_path, "python3-venv i2c-tools python3-lgpio python3-rpi.gpio",
+                             "python3-lgpio python3-spidev python3-venv i2c-tools")
+    assert "would: apt-get install python3-spidev" in lines  # RPi.GPIO is left as it is
+    assert any(line.startswith("note: apt has no python3-rpi-lgpio here") for line in lines)
+    assert ("would: pip install rpi-lgpio into /opt/euchre-referee/.venv "
+            "(no python3-rpi-lgpio in apt)") in lines

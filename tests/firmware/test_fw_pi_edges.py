@@ -252,7 +252,11 @@ def test_install_plans_the_packages_apt_has_and_pip_for_lgpio() -> None:
     wanted = listed.removeprefix("APT_PACKAGES=(").removesuffix(")").split()  # the script's own
     missing = [package for package in wanted if not installed(package)]
     from_apt = [package for package in missing if apt_has(package)]
-    if from_apt:
+    if from_apt and "python3-rpi-lgpio" in from_apt and installed("python3-rpi.gpio"):
+        # RPi.GPIO makes way for the shim (the same module) in the same apt-get run
+        assert any(line.startswith(f"would: apt-get install {' '.join(from_apt)} "
+                                   "python3-rpi.gpio- (") for line in lines), lines
+    elif from_apt:
         assert f"would: apt-get install {' '.join(from_apt)}" in lines
     else:
         assert not any(line.startswith("would: apt-get install") for line in lines)
@@ -261,4 +265,8 @@ def test_install_plans_the_packages_apt_has_and_pip_for_lgpio() -> None:
         lgpio_by_pip
     assert any(line.startswith("note: apt has no python3-lgpio here") for line in lines) == \
         lgpio_by_pip
+    # the RPi.GPIO API luma drives an SPI panel's DC and RES through: pip's where apt has none
+    shim_by_pip = "python3-rpi-lgpio" in missing and "python3-rpi-lgpio" not in from_apt
+    assert any(line.startswith("would: pip install rpi-lgpio into ") for line in lines) == \
+        shim_by_pip
     assert lines[-1].startswith("install-pi: would make ")
