@@ -278,7 +278,7 @@ def test_unit_settings() -> None:
     assert re.fullmatch(r"\d+s", one["Service.WatchdogSec"])
     assert one["Service.Restart"] == "always"
     assert one["Service.User"] == "euchre"
-    assert set(one["Service.SupplementaryGroups"].split()) == {"gpio", "i2c", "dialout"}
+    assert set(one["Service.SupplementaryGroups"].split()) == {"gpio", "i2c", "spi", "dialout"}
     assert one["Service.StateDirectory"] == "euchre-referee"
     assert one["Service.RuntimeDirectory"] == "euchre-referee"
     assert one["Service.WorkingDirectory"] == "/run/euchre-referee"
@@ -287,11 +287,19 @@ def test_unit_settings() -> None:
     assert exec_start[:2] == [EXEC, "run"]
     assert exec_start[exec_start.index("--config") + 1] == "/etc/euchre-referee/referee.toml"
     assert exec_start[exec_start.index("--state-dir") + 1] == "/var/lib/euchre-referee"
-    # Hardening that still allows the GPIO chips, the I2C bus and the serial port.
+    # Hardening that still allows the GPIO chips, the SPI and I2C buses and the
+    # serial port: /dev/spidev0.* are the device group "spi" in /proc/devices
+    # (the kernel's spidev registers its major under that name), loaded before
+    # the start as i2c-dev is, so that the groups resolve.
     assert one["Service.PrivateDevices"] == "no"
     assert one["Service.DevicePolicy"] == "closed"
-    allowed = {value.split()[0] for value in s["Service.DeviceAllow"]}
-    assert {"char-gpiochip", "char-i2c", "char-ttyGS", "char-ttyAMA", "char-ttyS"} <= allowed
+    allowed = {value.split()[0]: value.split()[1] for value in s["Service.DeviceAllow"]}
+    assert {"char-gpiochip", "char-spi", "char-i2c", "char-ttyGS", "char-ttyAMA",
+            "char-ttyS"} <= set(allowed)
+    assert allowed["char-spi"] == allowed["char-gpiochip"] == "rw"
+    for module in ("i2c_dev", "spidev"):
+        assert f"modprobe@{module}.service" in one["Unit.Wants"].split()
+        assert f"modprobe@{module}.service" in one["Unit.After"].split()
     assert one["Service.ProtectSystem"] == "strict"
     assert one["Service.ProtectHome"] == "yes"
     assert one["Service.NoNewPrivileges"] == "yes"
