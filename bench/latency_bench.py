@@ -5,14 +5,15 @@
     ``euchre-referee run`` in between: the pin's callback (the ButtonBank's
     debounce), the main loop's queue, ``Referee.handle`` (the flow, the
     journal's commit and its record of acknowledged lines, both flushed), the
-    view, the frame, and the page-diff display's writes.  The referee is wired
-    as ``run`` wires it (``firmware.pi.run``'s ``open_display`` and
-    ``build_inputs``, ``Referee.run`` in its own thread); the panel's i2c-dev
-    file is one end of a SOCK_SEQPACKET socket pair, so each write(2) is one
-    I2C transaction, read back whole at the other end (the time taken is when
-    the frame's last write returned).  Whole games of ``SEATS_GAME`` (the
-    tests' seats-layout game, 74 presses), the next one started from the
-    winner screen by W then OK, so every game is the same (checked: each
+    view, the frame (Pillow), luma's framebuffer and luma.oled's ``display()``.
+    The referee is wired as ``run`` wires it (``firmware.pi.run``'s
+    ``open_display`` and ``build_inputs``, ``Referee.run`` in its own thread)
+    with the default config: the recommended SSD1309 on luma's ``spi``, whose
+    ``spidev`` and ``RPi.GPIO`` are a stand-in that keeps each write with the
+    DC pin's level (the time taken is when the frame's last write returned).
+    Whole games of ``SEATS_GAME`` (the tests' seats-layout game, 74
+    presses), the next one started from the winner screen by W then OK, so
+    every game is the same (checked: each
     game's journal lines, and the panel's RAM replayed from the bytes against
     the last frame).  A press after which no byte reaches the panel is counted
     as such ("no frame"), never waited for: the bench waits for the main
@@ -29,8 +30,8 @@
 Run:  .venv/bin/python bench/latency_bench.py  [--games 4] [--starts 5] [--here]
 
 It runs in a plain install of the checkout (``bench/plain.py``), unless
-``--here``.  The I2C wire's own time is not in (a): at 400 kHz each byte takes
-about 22.5 us on the wire (9 clocks), so (c) gives the time a Pi adds.
+``--here``.  The wire's own time is not in (a): (c) gives it, at SPI's 8 MHz
+(1 us a byte) and at I2C's 400 kHz (22.5 us a byte, 9 clocks).
 """
 
 from __future__ import annotations
@@ -40,13 +41,13 @@ import importlib.util
 import json
 import os
 import queue
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,8 +61,6 @@ plain.packages()
 
 from support.app_kit import SEATS_GAME, SEATS_JOURNAL  # noqa: E402  (74 presses, to NS 10-3)
 
-from drivers import oled  # noqa: E402
-from drivers.oled import DATA  # noqa: E402
 from euchre_core import Team  # noqa: E402
 from firmware.app import Referee  # noqa: E402
 from firmware.config import Config  # noqa: E402
@@ -79,6 +78,10 @@ ANSWER_S = 5.0
 """A press the main loop has not taken this long after its edge is unanswered."""
 I2C_BYTE_US = 9 / 400_000 * 1e6
 """One byte on a 400 kHz I2C bus (8 bits and the acknowledge), in microseconds."""
+SPI_BYTE_US = 8 / 8_000_000 * 1e6
+"""One byte on SPI at luma's 8 MHz, in microseconds."""
+COMMAND, DATA = 0x00, 0x40
+"""A write's kind as the bench keeps it (DC low, DC high: luma's I2C control bytes)."""
 NEXT_GAME = ["W", "OK"]
 """On the winner screen: W deals the next game, OK confirms it (then SEATS_GAME[1:])."""
 
@@ -110,60 +113,73 @@ class CountingQueue(queue.Queue[Any]):
         return super()._get()
 
 
-class I2cFile:
-    """The panel's i2c-dev file: one end of a SOCK_SEQPACKET socket pair (a
-    write(2) arrives whole at the other end, as one I2C transaction does);
-    ``stamps`` holds when each write returned (``time.perf_counter``)."""
+class SpiPanel:
+    """The panel's SPI as luma's ``spi`` reaches it: spidev's ``SpiDev`` (each
+    ``writebytes`` kept as one packet, its first byte COMMAND or DATA by the
+    DC pin's level, and stamped with when it returned) and the three
+    ``RPi.GPIO`` calls luma makes for DC and RST."""
 
-    def __init__(self) -> None:
-        self.peer: socket.socket | None = None
+    BCM, OUT, LOW, HIGH = 11, 0, 0, 1
+
+    def __init__(self, dc: int = 24) -> None:
+        self.dc = dc
+        self.levels: dict[int, int] = {}
         self.stamps: list[float] = []
         self.packets: list[bytes] = []
+        self._drained = 0
+        self.max_speed_hz = 0
+        self.mode = 0
 
-    def open(self, path: str, address: int) -> int:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        theirs.setblocking(False)
-        if self.peer is not None:
-            self.peer.close()
-        self.peer = theirs
-        return ours.detach()
+    # RPi.GPIO
+    def setmode(self, mode: int) -> None:
+        """BCM numbers, as luma asks."""
 
-    def drain(self) -> list[bytes]:
-        """The transactions written since the last drain (also kept in ``packets``)."""
-        new: list[bytes] = []
-        while self.peer is not None:
-            try:
-                packet = self.peer.recv(1 << 16)
-            except BlockingIOError:
-                break
-            if not packet:
-                break
-            new.append(packet)
-        self.packets += new
-        return new
+    def setup(self, pin: int, direction: int, initial: int = 0) -> None:
+        self.levels[pin] = initial
+
+    def output(self, pin: int, level: int) -> None:
+        self.levels[pin] = level
+
+    def cleanup(self, pins: Any = None) -> None:
+        """Nothing to release."""
+
+    # spidev.SpiDev
+    def open(self, port: int, device: int) -> None:
+        """/dev/spidev<port>.<device> on a Pi."""
+
+    def writebytes(self, data: list[int]) -> None:
+        kind = DATA if self.levels.get(self.dc) else COMMAND
+        self.packets.append(bytes((kind, *data)))
+        self.stamps.append(time.perf_counter())
 
     def close(self) -> None:
-        if self.peer is not None:
-            self.peer.close()
-            self.peer = None
+        """Nothing to release."""
+
+    def drain(self) -> list[bytes]:
+        """The writes since the last drain (all are kept in ``packets``)."""
+        new = self.packets[self._drained:]
+        self._drained = len(self.packets)
+        return new
 
 
 @contextmanager
-def panel_on(file: I2cFile) -> Iterator[None]:
-    """``drivers.oled`` opening ``file`` as its i2c-dev file, with each write stamped."""
-    real_open, real_link = oled.open_i2c_device, oled.I2cLink
-
-    class StampedLink(real_link):  # type: ignore[misc,valid-type]
-        def _write(self, payload: bytes) -> None:
-            super()._write(payload)
-            file.stamps.append(time.perf_counter())
-
-    oled.open_i2c_device = file.open
-    oled.I2cLink = StampedLink
+def panel_on(panel: SpiPanel) -> Iterator[None]:
+    """luma's ``spi`` importing ``panel`` as ``spidev`` and ``RPi.GPIO``."""
+    spidev = types.ModuleType("spidev")
+    spidev.SpiDev = lambda: panel  # type: ignore[attr-defined]
+    rpi = types.ModuleType("RPi")
+    rpi.GPIO = panel  # type: ignore[attr-defined]
+    stand_ins = {"spidev": spidev, "RPi": rpi, "RPi.GPIO": panel}
+    kept = {name: sys.modules.get(name) for name in stand_ins}
+    sys.modules.update(stand_ins)  # type: ignore[arg-type]
     try:
         yield
     finally:
-        oled.open_i2c_device, oled.I2cLink = real_open, real_link
+        for name, module in kept.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
 
 
 class Press(NamedTuple):
@@ -177,7 +193,7 @@ class Press(NamedTuple):
 
 class Table:
     """The referee as ``euchre-referee run`` wires it, on mock pins, the
-    panel's I2C on a socket pair, the journal in ``state_dir``."""
+    panel's SPI on a stand-in (:class:`SpiPanel`), the journal in ``state_dir``."""
 
     def __init__(self, state_dir: Path, *, config: Config | None = None,
                  poll: float = 0.5) -> None:
@@ -189,7 +205,7 @@ class Table:
         # No frame comes by itself while a press is timed: a message stays up,
         # and no result screen shows (so no press only dismisses one).
         self.config = config or Config(state_dir=state_dir, result_s=0.0, message_s=3600.0)
-        self.file = I2cFile()
+        self.file = SpiPanel(self.config.display.gpio_DC)
         with panel_on(self.file):
             self.display = open_display(self.config)
             self.store = Store(state_dir)
@@ -253,8 +269,7 @@ class Table:
 
         ram = Ssd1306Ram()
         ram.replay(Log)  # type: ignore[arg-type]
-        return ram.on and [bytes(page) for page in ram.ram] == list(
-            render(self.referee.view()).pages())
+        return ram.on and ram.image().tobytes() == render(self.referee.view()).tobytes()
 
     def close(self) -> None:
         self.stopping.set()
@@ -265,7 +280,6 @@ class Table:
         self.display.close()
         self.store.close()
         self.file.drain()
-        self.file.close()
 
 
 class Run(NamedTuple):
@@ -343,13 +357,14 @@ import time
 t_start = time.perf_counter()
 import pathlib, sys
 import luma.core.device
-from drivers import PageDiffDisplay
+from drivers import Panel
 from firmware.app import Referee
 from firmware.config import Config
 from {STORE_MODULE} import Store
 state = pathlib.Path(sys.argv[1])
 device = luma.core.device.dummy(width=128, height=64, mode="1")
-referee = Referee(Config(state_dir=state), Store(state), display=PageDiffDisplay(device))
+device.persist = True
+referee = Referee(Config(state_dir=state), Store(state), display=Panel(device))
 assert referee.refresh()
 t_frame = time.perf_counter()
 print(t_start, t_frame, referee.view().kind, referee.view().hand)
@@ -468,9 +483,11 @@ def main() -> int:
                      f"< {BUDGET_START_S} s", ok(figure["max"] < BUDGET_START_S)))
     rows.append(("(c) bytes to the display per press",
                  f"mean {on_disk['bytes_mean']:.0f} / median {on_disk['bytes_median']:.0f} / "
-                 f"max {on_disk['bytes_max']} ({on_disk['full_frames']} full); at 400 kHz "
+                 f"max {on_disk['bytes_max']} ({on_disk['full_frames']} full); on the wire "
+                 f"at SPI's 8 MHz {on_disk['bytes_mean'] * SPI_BYTE_US / 1000:.1f} / "
+                 f"{on_disk['bytes_max'] * SPI_BYTE_US / 1000:.1f} ms, at I2C's 400 kHz "
                  f"{on_disk['bytes_mean'] * I2C_BYTE_US / 1000:.1f} / "
-                 f"{on_disk['bytes_max'] * I2C_BYTE_US / 1000:.1f} ms on the wire",
+                 f"{on_disk['bytes_max'] * I2C_BYTE_US / 1000:.1f} ms",
                  f"< {FULL_FRAME} (full frame)", ok(on_disk["bytes_mean"] < FULL_FRAME)))
     rows.append(("(d) resident memory after a game",
                  f"VmRSS {memory['VmRSS'] / 1024:.1f} MB, VmHWM {memory['VmHWM'] / 1024:.1f} MB",

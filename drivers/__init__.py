@@ -1,10 +1,8 @@
 """Thin adapters between the referee and its hardware.
 
 Nothing here knows the game: buttons and LEDs are opaque names, the display
-takes 1-bit frames.  gpiozero is imported inside the functions that use it,
-so importing this package works on any machine; the OLED is written through
-Linux's i2c-dev file directly; luma and Pillow are imported only when a luma
-device or a Pillow image is handed over.
+takes 1-bit Pillow images.  gpiozero, luma and Pillow are imported inside
+the functions that use them, so importing this package works on any machine.
 """
 
 from .buttons import (
@@ -18,12 +16,12 @@ from .buttons import (
     Pin,
 )
 from .display import (
-    CONTROLLERS,
-    LumaDevice,
-    PagedFrame,
-    PageDiffDisplay,
+    Panel,
+    PanelSettings,
     RetryingDisplay,
-    open_oled,
+    check_panel,
+    luma_devices,
+    open_panel,
 )
 from .errors import (
     DisplayError,
@@ -34,10 +32,8 @@ from .errors import (
     PinError,
 )
 from .indicators import Indicators
-from .oled import OledPanel
 
 __all__ = [
-    "CONTROLLERS",
     "ENCODER_CCW",
     "ENCODER_CW",
     "HOLD",
@@ -51,12 +47,12 @@ __all__ = [
     "DriverError",
     "EventKind",
     "Indicators",
-    "LumaDevice",
-    "OledPanel",
-    "PageDiffDisplay",
-    "PagedFrame",
+    "Panel",
+    "PanelSettings",
     "Pin",
     "PinError",
     "RetryingDisplay",
-    "open_oled",
+    "check_panel",
+    "luma_devices",
+    "open_panel",
 ]

@@ -29,7 +29,7 @@ class PinError(DriverError, OSError):
 
 
 class DisplayError(DriverError, OSError):
-    """The display did not answer on the I2C bus (unplugged, bad wiring)."""
+    """The display did not answer on its bus (unplugged, bad wiring, no bus)."""
 
 
 class NoGpio(PinError):

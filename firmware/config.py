@@ -7,13 +7,15 @@ A bad value raises :class:`ConfigError` naming the key.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final, NamedTuple
 
+from drivers.display import PanelSettings
 from euchre_core import DEFAULT_NAMES, Rules, RulesError, Seat
 
 from .buttons import BUTTONS, SEAT_BUTTONS, Layout
 from .defaults import DEFAULT_EVENT, DEFAULT_STATE_DIR
 from .link.protocol import DEFAULT_BAUDRATE
+from .view import SCREEN_SIZE
 
 DEFAULT_PINS: dict[str, int] = {
     "N": 5, "E": 6, "S": 13, "W": 19,
@@ -39,13 +41,21 @@ class ConfigError(ValueError):
 KNOWN_KEYS: Final[dict[str, frozenset[str]]] = {
     "table": frozenset({"players", "rules", "state_dir"}),
     "buttons": frozenset({"layout", "pins", "encoder", "bounce_ms", "hold_s"}),
-    "display": frozenset({"controller", "i2c_port", "address", "rotate"}),
+    "display": frozenset({
+        "controller", "interface", "port", "address", "device", "bus_speed_hz", "gpio_DC",
+        "gpio_RST", "width", "height", "rotate", "options", "contrast", "dim_contrast",
+        "dim_after_s", "blank_after_s", "shift_every_s"}),
     "extras": frozenset({"buzzer", "status_led", "seat_leds"}),
     "serial": frozenset({"port", "baudrate"}),
     "club": frozenset({"broker", "table", "event"}),
 }
 """Every table of the config file and the keys it takes (``hw/referee.toml``
 shows each); anything else is refused, naming the closest known one."""
+
+RENAMED_KEYS: Final[dict[tuple[str, str], str]] = {
+    ("display", "i2c_port"): 'port (with interface = "i2c": the default interface is SPI)',
+}
+"""Keys of older configs, by what took their place: said in one line."""
 
 
 def _closest(name: str, known: list[str] | frozenset[str]) -> str:
@@ -67,19 +77,26 @@ def _check_known_keys(data: dict[str, Any]) -> None:
         if not isinstance(keys, dict):
             continue  # _expect says what is wrong
         for key in keys:
+            if (table, key) in RENAMED_KEYS:
+                raise ConfigError(f"{table}.{key}: no longer a key; now "
+                                  f"{table}.{RENAMED_KEYS[table, key]} (hw/referee.toml)")
             if key not in KNOWN_KEYS[table]:
                 raise ConfigError(f"{table}.{key}: no such key{_closest(key, KNOWN_KEYS[table])} "
                                   f"(in [{table}]: {', '.join(sorted(KNOWN_KEYS[table]))})")
 
 
-class DisplayConfig(NamedTuple):
-    controller: Literal["ssd1306", "sh1106", "ssd1309"] = "ssd1306"
-    """The display's controller (``hw/README.md``: 0.96" SSD1306, 1.3" SH1106,
-    2.42" SSD1309 — the one recommended for reading from the seats)."""
-    i2c_port: int = 1
-    address: int = 0x3C
-    rotate: int = 0
-    """0-3, quarter turns (2 = upside down)."""
+class CareConfig(NamedTuple):
+    """Care for the screen against OLED burn-in (``[display]``; :mod:`firmware.care`)."""
+
+    dim_after_s: float = 300.0
+    """Seconds without a press or a change on the screen before it dims (0: never)."""
+    blank_after_s: float = 1800.0
+    """Seconds without a press or a change before it blanks (0: never); the
+    press that wakes a blank screen does nothing else."""
+    dim_contrast: int = 0
+    """The contrast (0-255) of a dimmed screen: luma's ``contrast``."""
+    shift_every_s: float = 120.0
+    """Seconds between the picture's one-pixel moves (0: it never moves)."""
 
 
 class Config(NamedTuple):
@@ -97,7 +114,10 @@ class Config(NamedTuple):
     bounce_s: float = 0.02
     hold_s: float = 1.0
     """A press this long is a long press (seconds): it opens the help pages."""
-    display: DisplayConfig = DisplayConfig()
+    display: PanelSettings = PanelSettings()
+    """``[display]``: the panel, in luma.oled's and luma.core's names."""
+    care: CareConfig = CareConfig()
+    """``[display]``: dimming, blanking and moving the picture."""
     buzzer_pin: int | None = None
     status_led_pin: int | None = None
     seat_led_pins: dict[str, int] = {}
@@ -153,10 +173,59 @@ def _check_shared_pins(config: Config) -> None:
     if config.status_led_pin is not None:
         wanted.append(("extras.status_led", config.status_led_pin))
     wanted += [(f"extras.seat_leds.{seat}", pin) for seat, pin in config.seat_led_pins.items()]
+    if config.display.interface == "spi":
+        wanted += [("display.gpio_DC", config.display.gpio_DC),
+                   ("display.gpio_RST", config.display.gpio_RST)]
     for key, pin in wanted:
         if pin in owners:
             raise ConfigError(f"{key}: pin {pin} is already {owners[pin]}")
         owners[pin] = key
+
+
+_PANEL_WORDS: Final = ("controller", "interface")
+_PANEL_NUMBERS: Final = ("port", "address", "device", "bus_speed_hz", "width", "height", "rotate",
+                         "contrast")
+_CARE_SECONDS: Final = ("dim_after_s", "blank_after_s", "shift_every_s")
+
+
+def _display(table: dict[str, Any]) -> tuple[PanelSettings, CareConfig]:
+    """``[display]``: the panel as luma takes it (checked against the installed
+    luma, which is imported here: only for a config with a display table), and
+    the care of the screen."""
+    panel: dict[str, Any] = {}
+    for key in _PANEL_WORDS:
+        if key in table:
+            panel[key] = _expect(table[key], str, f"display.{key}")
+    for key in _PANEL_NUMBERS:
+        if key in table:
+            panel[key] = _expect(table[key], int, f"display.{key}")
+    for key in ("gpio_DC", "gpio_RST"):
+        if key in table:
+            panel[key] = _pin(table[key], f"display.{key}")
+    if "options" in table:
+        options = _expect(table["options"], dict, "display.options")
+        panel["options"] = tuple(sorted(options.items()))
+    care: dict[str, Any] = {}
+    for key in _CARE_SECONDS:
+        if key in table:
+            seconds = float(_expect(table[key], (int, float), f"display.{key}"))
+            if seconds < 0:
+                raise ConfigError(f"display.{key}: seconds, 0 or more (0: never), not {seconds:g}")
+            care[key] = seconds
+    if "dim_contrast" in table:
+        level = _expect(table["dim_contrast"], int, "display.dim_contrast")
+        if not 0 <= level <= 255:
+            raise ConfigError(f"display.dim_contrast: 0 to 255, not {level}")
+        care["dim_contrast"] = level
+    settings = PanelSettings(**panel)
+    from drivers.display import check_panel  # imports luma: only for a config with a display
+    from drivers.errors import DriverConfigError
+
+    try:
+        check_panel(settings, SCREEN_SIZE)
+    except DriverConfigError as error:
+        raise ConfigError(str(error)) from None
+    return settings, CareConfig(**care)
 
 
 def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
@@ -218,19 +287,8 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
     if "hold_s" in buttons:
         values["hold_s"] = float(_expect(buttons["hold_s"], (int, float), "buttons.hold_s"))
     display = _expect(data.get("display", {}), dict, "display")
-    display_values: dict[str, Any] = {}
-    if "controller" in display:
-        from drivers.display import CONTROLLERS  # only for a config with a display
-
-        if display["controller"] not in CONTROLLERS:
-            raise ConfigError("display.controller: one of " + ", ".join(map(repr, CONTROLLERS)))
-        display_values["controller"] = display["controller"]
-    for key in ("i2c_port", "address", "rotate"):
-        if key in display:
-            display_values[key] = _expect(display[key], int, f"display.{key}")
-    if display_values.get("rotate", 0) not in (0, 1, 2, 3):
-        raise ConfigError("display.rotate: 0, 1, 2 or 3 quarter turns")
-    values["display"] = DisplayConfig(**display_values)
+    if display:
+        values["display"], values["care"] = _display(display)
     extras = _expect(data.get("extras", {}), dict, "extras")
     if "buzzer" in extras:
         values["buzzer_pin"] = _pin(extras["buzzer"], "extras.buzzer")

@@ -7,9 +7,13 @@ view changed (views compare equal), and lets tests check both halves.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 from euchre_core import Suit
+
+SCREEN_SIZE: Final = (128, 64)
+"""The size every screen is laid out at, in pixels (a larger panel shows the
+layout scaled and centred: :mod:`drivers.display`)."""
 
 ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands"]
 

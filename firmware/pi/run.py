@@ -1,16 +1,18 @@
 """``euchre-referee run``: the referee on a Raspberry Pi.
 
-Wires the OLED through :class:`drivers.PageDiffDisplay`, the journal in the
-state directory, draws the first frame, then the config's pin map to gpiozero
-buttons and the optional buzzer and LEDs, and runs the main loop (pinging the
-systemd watchdog from it when started by systemd).
+Opens the panel the config's ``[display]`` names (a luma.oled device on SPI
+or I2C: :func:`drivers.open_panel`), the journal in the state directory,
+draws the first frame, then the config's pin map to gpiozero buttons and the
+optional buzzer and LEDs, and runs the main loop (pinging the systemd
+watchdog from it when started by systemd).
 
 Faults at the table keep the referee scoring: a display that is missing at
 boot or stops answering is retried (:class:`drivers.RetryingDisplay`, and
-``Referee.refresh`` retries a failed frame on the next pass) and shows the
-state when it is back; a serial port that cannot be opened is logged (at
-warning level), marked in the screen's corner (:data:`SERIAL_FLAG`) while it
-is missing, retried, and the buttons go on working.  No GPIO (no pin factory,
+``Referee.refresh`` retries a failed frame on the next pass), said in one
+line when it goes and when it is back, and shows the state when it is back;
+a serial port that cannot be opened is logged (at warning level), marked in
+the screen's corner (:data:`SERIAL_FLAG`) while it is missing, retried, and
+the buttons go on working.  No GPIO (no pin factory,
 lgpio unable to open the chip) or a bad pin map stops the start with one line
 saying what is missing and what to do.  A journal that cannot be opened (a
 read-only or full card, another referee on the state directory: see
@@ -37,7 +39,7 @@ from ..start import journal_keeper, open_journal, show_notice
 from .systemd import Notifier
 
 if TYPE_CHECKING:
-    from drivers import ButtonBank, Indicators, PageDiffDisplay, RetryingDisplay
+    from drivers import ButtonBank, Indicators, RetryingDisplay
     from drivers.serialport import SerialLink
 
 SERIAL_FLAG: Final = "!serial"
@@ -64,25 +66,23 @@ def hardware_problem(error: Exception) -> str:
 
 
 def open_display(config: Config) -> RetryingDisplay:
-    """The OLED from the config (neither luma, Pillow nor gpiozero is imported here).
+    """The panel from the config's ``[display]`` (imports luma and Pillow;
+    gpiozero is not imported here).
 
-    A :class:`drivers.RetryingDisplay`: a missing or silent OLED does not stop
-    the start.  Raises :class:`drivers.DriverConfigError` for a bad display
-    config (controller, address, rotation).
+    A :class:`drivers.RetryingDisplay`: a missing or silent panel does not
+    stop the start.  Raises :class:`drivers.DriverConfigError` for settings
+    luma refuses or a rotation the screens cannot take (one line naming the
+    key), before any bus is opened.
     """
-    from drivers import PageDiffDisplay, RetryingDisplay, open_oled
+    from drivers import RetryingDisplay, check_panel, open_panel
 
-    display_config = config.display
+    from ..view import SCREEN_SIZE
 
-    def open_oled_display() -> PageDiffDisplay:
-        device = open_oled(
-            display_config.controller, port=display_config.i2c_port,
-            address=display_config.address, rotate=display_config.rotate, init=False,
-        )
-        return PageDiffDisplay(device)
-
-    display = RetryingDisplay(open_oled_display)
-    display.try_open()  # raises for a bad display config, not for a missing OLED
+    settings = config.display
+    check_panel(settings, SCREEN_SIZE)
+    display = RetryingDisplay(lambda: open_panel(settings, SCREEN_SIZE),
+                              contrast=settings.contrast, dim_contrast=config.care.dim_contrast)
+    display.try_open()  # raises for a bad display config, not for a missing panel
     return display
 
 
@@ -139,12 +139,11 @@ def show_serial_state(referee: Referee, link: SerialLink) -> None:
 def run(config: Config) -> int:
     """Run the referee until SIGTERM/SIGINT.
 
-    The first frame comes before the buttons: the display, the journal and
-    the referee need nothing beyond Python's standard library (SQLite; the
-    glyph cells and the OLED's i2c-dev file are read and written as files),
-    the buttons gpiozero, whose import is the larger
-    half of the start (``bench/first_frame_instructions.py``).
-    Nothing is lost by it: a press before the buttons exist was never seen.
+    The first frame comes before the buttons: the display needs luma and
+    Pillow, the journal and the referee Python's standard library, the
+    buttons gpiozero, whose import is the largest part of the start
+    (``bench/first_frame_instructions.py``).  Nothing is lost by it: a press
+    before the buttons exist was never seen.
     """
     from drivers import DriverConfigError, PinError
 
@@ -187,8 +186,9 @@ def run(config: Config) -> int:
         return EXIT_USAGE
     referee.attach_inputs(indicators=indicators, is_pressed=buttons.is_pressed)
     if not display.is_open:
-        print(f"euchre-referee: display not answering, will retry: {display.last_error}",
-              file=sys.stderr)
+        print(f"euchre-referee: display not answering, retrying every {display.retry_s:g} s: "
+              f"{display.last_error}", file=sys.stderr)
+    display.say = lambda text: print(f"euchre-referee: {text}", file=sys.stderr, flush=True)
     if indicators is not None:
         indicators.status(True)
     serial_service = None

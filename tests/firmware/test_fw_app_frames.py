@@ -1,14 +1,17 @@
-"""Frames on the wire: the real renderer, drivers.PageDiffDisplay and luma's
-ssd1306 on a recording I2C bus (whose RAM model shows what the panel shows)."""
+"""Frames on the wire: the real renderer, drivers.RetryingDisplay over a
+luma ssd1306 on a recording I2C bus (whose RAM model shows what the panel
+shows)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import luma.core.device
+import pytest
 from support.app_kit import FakeBus, FakeClock, Ssd1306Ram, assert_replays, journal_lines
 
-from drivers import PageDiffDisplay, open_oled
+from drivers import Panel as LumaPanel
+from drivers import PanelSettings, RetryingDisplay, open_panel
 from euchre_core import Team
 from firmware.app import Referee
 from firmware.config import Config
@@ -16,16 +19,21 @@ from firmware.journal import Store
 from firmware.screens import render
 from firmware.view import View
 
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Image.Image.getdata is deprecated:DeprecationWarning")  # inside luma.oled
+
 FULL = 128 * 64 // 8  # data bytes of a whole frame
 DISPLAY_ON = b"\xaf"
+SETTINGS = PanelSettings(controller="ssd1306", interface="i2c")
 
 
 class Panel:
-    """The bus, the display driver over luma's ssd1306, and the RAM they fill."""
+    """The bus, the display over luma's ssd1306, and the RAM they fill."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: FakeClock | None = None) -> None:
         self.bus = FakeBus()
-        self.display = PageDiffDisplay(open_oled("ssd1306", bus=self.bus, init=False))
+        self.display = RetryingDisplay(lambda: open_panel(SETTINGS, bus=self.bus),
+                                       clock=clock or FakeClock())
         self.ram = Ssd1306Ram()
         self.mark = 0
 
@@ -49,31 +57,32 @@ def changed_fields(before: View, after: View) -> set[str]:
     return {name for name in before._fields if getattr(before, name) != getattr(after, name)}
 
 
-def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
+def test_a_changed_view_sends_its_frame_and_an_unchanged_view_sends_nothing(
     tmp_path: Path
 ) -> None:
+    """luma's SSD1306 sends a changed frame whole (it takes no framebuffer);
+    a view that did not change is not drawn, and a frame that did not change
+    is not sent (luma's diff_to_previous)."""
     panel, clock = Panel(), FakeClock()
     referee = boot(tmp_path, panel, clock)
     assert referee.refresh() is True
     data, commands = panel.sent()
-    assert data == FULL and commands[-1] == DISPLAY_ON  # init, whole frame, then display on
+    # luma's set-up and its clearing of the RAM, display on, the contrast, the frame
+    assert data == 2 * FULL and DISPLAY_ON in commands
     assert panel.shows(referee)
     assert referee.refresh() is False and panel.sent() == (0, [])  # unchanged: nothing
 
     for name in ("W", "HEARTS", "S"):  # Anna deals, hearts turned up, South chosen
         referee.press(name)
         assert referee.refresh() is True
-        data, _ = panel.sent()
-        assert 0 < data < FULL
+        data, commands = panel.sent()
+        assert data == FULL and DISPLAY_ON not in commands
         assert panel.shows(referee)
     before = referee.view()
     referee.press("HEARTS")  # South makes hearts: only the prompt changes
     assert changed_fields(before, referee.view()) == {"prompt", "ok_hint"}
     assert referee.refresh() is True
-    data, commands = panel.sent()
-    assert 0 < data <= FULL * 5 // 8  # the prompt's rows and the lines it reflows, not the score
-    assert DISPLAY_ON not in commands  # no re-init for a partial update
-    assert panel.shows(referee)
+    assert panel.sent()[0] == FULL and panel.shows(referee)
     assert referee.refresh() is False and panel.sent() == (0, [])
 
     for name in ("ALONE", "OK"):  # South goes alone: Ragnar sits out
@@ -94,7 +103,7 @@ def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
     referee.press("N")  # refused: the message box is drawn over the frame
     assert referee.refresh() is True
     assert referee.view().message == "Ragnar sits out: South went alone"
-    assert panel.sent()[0] < FULL and panel.shows(referee)
+    assert panel.sent()[0] == FULL and panel.shows(referee)
     clock.advance(Config().message_s)  # the message expires: one frame to take it away
     assert referee.next_deadline() is None
     assert referee.refresh() is True and referee.frames == frames + 2
@@ -102,7 +111,8 @@ def test_only_changed_bytes_are_sent_and_an_unchanged_view_sends_nothing(
 
 
 def test_display_unplugged_mid_hand_does_not_stop_scoring(tmp_path: Path) -> None:
-    panel, clock = Panel(), FakeClock()
+    clock = FakeClock()
+    panel = Panel(clock)
     referee = boot(tmp_path, panel, clock)
     for name in "W S HEARTS OK".split():
         referee.press(name)
@@ -111,7 +121,7 @@ def test_display_unplugged_mid_hand_does_not_stop_scoring(tmp_path: Path) -> Non
     panel.bus.fail_in = 1  # the next frame dies after one bus write: cable pulled mid-frame
     referee.press("S")
     assert referee.refresh() is False
-    assert referee.display_errors == 1 and panel.display.is_lost
+    assert referee.display_errors == 1 and not panel.display.is_open
     for name in "S S E S".split():  # the hand goes on, blind
         referee.press(name)
         assert referee.refresh() is False
@@ -123,18 +133,21 @@ def test_display_unplugged_mid_hand_does_not_stop_scoring(tmp_path: Path) -> Non
     frames = referee.frames
 
     panel.bus.unplugged = False  # plugged back in
+    assert referee.refresh() is False  # not tried again before retry_s
+    clock.advance(panel.display.retry_s)
     assert referee.refresh() is True  # the same view, but it was never shown: redrawn
     data, commands = panel.sent()
-    assert data == FULL and commands[-1] == DISPLAY_ON  # re-init and the whole frame
-    assert referee.frames == frames + 1 and not panel.display.is_lost
-    assert panel.shows(referee)  # the panel shows the current state: NS 1, hand result
-    assert referee.view().kind == "result" and referee.view().score_ns == 1
+    assert data == 2 * FULL and DISPLAY_ON in commands  # luma's set-up and the whole frame
+    assert referee.frames == frames + 1 and panel.display.is_open
+    assert panel.shows(referee)  # the panel shows the current state: NS 1
+    assert referee.view().score_ns == 1
     assert referee.refresh() is False and panel.sent() == (0, [])
 
 
 def test_luma_dummy_device_gets_the_rendered_frame(tmp_path: Path) -> None:
     dummy = luma.core.device.dummy(width=128, height=64, mode="1")
-    display = PageDiffDisplay(dummy)
+    dummy.persist = True
+    display = LumaPanel(dummy)
     referee = Referee(Config(state_dir=tmp_path), Store(tmp_path), display=display,
                       clock=FakeClock())
     assert referee.refresh() is True

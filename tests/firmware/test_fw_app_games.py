@@ -3,9 +3,9 @@ bouncy tap at the app level."""
 
 from __future__ import annotations
 
-import functools
 import queue
 import random
+import sys
 import threading
 import time
 from pathlib import Path
@@ -19,7 +19,6 @@ from support.app_kit import (
     SEATS_GAME,
     SEATS_JOURNAL,
     BouncyPin,
-    FakeBus,
     FakeClock,
     PinTapper,
     Ssd1306Ram,
@@ -28,6 +27,7 @@ from support.app_kit import (
     journal_lines,
     wait_out_result,
 )
+from support.driver_fakes import FakeSpi, GpiozeroGpio, spi_modules
 
 import drivers
 from euchre_core import SEATS, Team
@@ -51,9 +51,12 @@ def test_seats_game_to_ten_through_mock_pins_and_the_main_loop(
 ) -> None:
     # The whole stack as `euchre-referee run` wires it: build_inputs's
     # ButtonBank on mock pins -> queue -> Referee.run in its own thread ->
-    # screens.render -> PageDiffDisplay -> luma ssd1306 -> a fake I2C bus.
-    bus = FakeBus()
-    monkeypatch.setattr(drivers, "open_oled", functools.partial(drivers.open_oled, bus=bus))
+    # screens.render -> RetryingDisplay -> luma ssd1309 -> luma's spi -> a
+    # fake spidev, DC and RST on the same mock pins (the recommended build).
+    gpio = GpiozeroGpio(factory)
+    bus = FakeSpi(dc=lambda: gpio.level(24))
+    for name, module in spi_modules(gpio, bus).items():
+        monkeypatch.setitem(sys.modules, name, module)
     # result_s=0: the table waits out each hand's result screen (else the
     # press after a hand's end only dismisses it; test_fw_app_table.py).
     config = Config(state_dir=tmp_path, bounce_s=0.002, result_s=0.0)

@@ -3,8 +3,9 @@ or a button fails", §7).
 
 - An I2C error from the display does not stop scoring: the referee keeps
   taking entries, retries the display, and shows the state when it is back
-  (drivers.PageDiffDisplay on a luma ssd1306 over the driver tests' FakeBus,
-  which raises OSError(EREMOTEIO) as smbus2 does while "unplugged").
+  (drivers.RetryingDisplay over a luma ssd1306 on the driver tests' FakeBus,
+  which raises OSError(EREMOTEIO) as smbus2 does while "unplugged"; retried
+  at once here: ``retry_s=0``).
 - A display missing at boot is opened later (drivers.RetryingDisplay).
 - A button held down for seconds is reported once, not repeated, and the
   game does not change because of it.
@@ -25,10 +26,10 @@ from support.crash_child import make_config, open_referee
 from support.driver_fakes import FakeBus, Ssd1306Ram
 
 import drivers
-from drivers import RetryingDisplay
+from drivers import PanelSettings, RetryingDisplay
 from euchre_core import Phase, Team
 from firmware.app import Referee
-from firmware.config import DEFAULT_PINS, Config, DisplayConfig
+from firmware.config import DEFAULT_PINS, Config
 from firmware.pi.run import build_inputs, open_display
 from firmware.screens import render
 
@@ -39,10 +40,11 @@ pytestmark = pytest.mark.filterwarnings(
 HAND = "N SPADES OK N N N N N".split()
 
 
-def oled_on_fake_bus() -> tuple[FakeBus, drivers.PageDiffDisplay, Ssd1306Ram]:
+def oled_on_fake_bus() -> tuple[FakeBus, RetryingDisplay, Ssd1306Ram]:
     bus = FakeBus()
-    device = drivers.open_oled("ssd1306", bus=bus, init=False)
-    return bus, drivers.PageDiffDisplay(device), Ssd1306Ram()
+    settings = PanelSettings(controller="ssd1306", interface="i2c")
+    display = RetryingDisplay(lambda: drivers.open_panel(settings, bus=bus), retry_s=0.0)
+    return bus, display, Ssd1306Ram()
 
 
 def shows(bus: FakeBus, ram: Ssd1306Ram, referee: Referee) -> bool:
@@ -102,13 +104,13 @@ def test_a_hand_entered_while_the_display_fails_still_scores(tmp_path: Path) -> 
         referee.press(button)
         assert referee.refresh() is False  # the frame failed ...
     assert referee.display_errors >= len(HAND)  # ... each time, and was retried
-    assert display.is_lost
+    assert not display.is_open
     # ... but every entry was taken and the hand scored.
     assert referee.game.score == {Team.NS: 2, Team.EW: 0}
     assert referee.store.lines(referee.game_id)[-6:] == ["make N S"] + ["trick N"] * 5
     bus.unplugged = False  # back
     assert referee.refresh() is True
-    assert not display.is_lost
+    assert display.is_open
     assert shows(bus, ram, referee)  # the state as it is now, not a stale frame
     referee.store.close()
 
@@ -132,7 +134,7 @@ def test_the_main_loop_keeps_scoring_through_display_errors(tmp_path: Path) -> N
         assert loop.wait(lambda: referee.display_errors > errors)  # it keeps retrying
         assert referee.game.score == {Team.NS: 4, Team.EW: 0}
         bus.unplugged = False
-        assert loop.wait(lambda: not display.is_lost and shows(bus, ram, referee))
+        assert loop.wait(lambda: display.is_open and shows(bus, ram, referee))
     finally:
         loop.stop()
     referee.store.close()
@@ -140,14 +142,14 @@ def test_the_main_loop_keeps_scoring_through_display_errors(tmp_path: Path) -> N
 
 def test_a_display_missing_at_boot_is_opened_when_it_answers(tmp_path: Path) -> None:
     now = [0.0]
-    bus, display, ram = oled_on_fake_bus()
+    bus, _, ram = oled_on_fake_bus()
     attempts: list[float] = []
 
-    def opener() -> drivers.PageDiffDisplay:
+    def opener() -> drivers.Panel:
         attempts.append(now[0])
         if len(attempts) < 3:
             raise drivers.DisplayError("ssd1306 on I2C port 1 address 0x3C: no such bus")
-        return display
+        return drivers.open_panel(PanelSettings(controller="ssd1306", interface="i2c"), bus=bus)
 
     retrying = RetryingDisplay(opener, retry_s=5.0, clock=lambda: now[0])
     referee = open_referee(tmp_path, display=retrying, renderer=render)
@@ -166,7 +168,7 @@ def test_a_display_missing_at_boot_is_opened_when_it_answers(tmp_path: Path) -> 
 
 def test_a_bad_display_config_is_not_retried() -> None:
     def opener() -> None:
-        raise drivers.DriverConfigError("unknown display controller 'ssd1309'")
+        raise drivers.DriverConfigError("display.controller: luma.oled has no device 'x'")
 
     with pytest.raises(ValueError):
         RetryingDisplay(opener).try_open()
@@ -176,7 +178,7 @@ def test_the_buttons_start_without_the_display(tmp_path: Path) -> None:
     """No I2C bus at all (this machine): the buttons work, the display waits."""
     factory = MockFactory()
     events: queue.Queue[Any] = queue.Queue()
-    config = Config(state_dir=tmp_path, display=DisplayConfig(i2c_port=99))
+    config = Config(state_dir=tmp_path, display=PanelSettings(interface="i2c", port=99))
     try:
         display = open_display(config)
         buttons, indicators = build_inputs(config, events, pin_factory=factory)

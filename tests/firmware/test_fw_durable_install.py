@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import DEFAULT_PINS, Config, DisplayConfig, load_config
+from drivers.display import PanelSettings
+from firmware.config import DEFAULT_PINS, CareConfig, Config, load_config
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "scripts" / "install-pi.sh"
@@ -240,7 +241,7 @@ def test_default_config_matches_the_program_defaults() -> None:
     with DEFAULT_PINS, plus the USB gadget serial port."""
     config = load_config(REPO / "hw/referee.toml")
     assert config.pins == DEFAULT_PINS
-    assert config.display == DisplayConfig()
+    assert (config.display, config.care) == (PanelSettings(), CareConfig())
     default = Config()
     for name in Config._fields:
         if name != "serial_port":

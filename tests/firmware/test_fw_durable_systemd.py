@@ -185,7 +185,7 @@ def test_notifier_survives_systemd_going_away(tmp_path: Path) -> None:
 def _run_referee(tmp_path: Path, notify: str, extra_env: dict[str, str] | None = None,
                  serial_port: str | None = None) -> subprocess.Popen[str]:
     config = tmp_path / "referee.toml"
-    text = "[display]\ni2c_port = 99  # no such bus here\n"
+    text = '[display]\ninterface = "i2c"\nport = 99  # no such bus here\n'
     if serial_port:
         text += f'[serial]\nport = "{serial_port}"\n'
     config.write_text(text, encoding="utf-8")

@@ -138,7 +138,8 @@ def test_run_on_a_read_only_card_stays_up_and_takes_the_journal_when_writable(
     a_kept_game(state)
     set_read_only(True)
     config = tmp_path / "referee.toml"
-    config.write_text("[display]\ni2c_port = 99  # no such bus here\n", encoding="utf-8")
+    config.write_text('[display]\ninterface = "i2c"\nport = 99  # no such bus here\n',
+                      encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("WATCHDOG_", "NOTIFY_"))}
     process = subprocess.Popen(
         [sys.executable, "-m", "firmware", "run", "--config", str(config), "--state-dir",

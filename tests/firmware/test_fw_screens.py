@@ -600,11 +600,3 @@ def test_the_serial_link_refuses_players_the_screen_cannot_draw(tmp_path: Path) 
             host.close()
     finally:
         device.close()
-
-
-def test_the_config_chooses_the_panel() -> None:
-    assert parse_config({"display": {"controller": "ssd1309"}}).display.controller == "ssd1309"
-    assert Config().display.controller == "ssd1306"
-    with pytest.raises(ConfigError) as info:
-        parse_config({"display": {"controller": "ssd1322"}})
-    assert str(info.value) == "display.controller: one of 'sh1106', 'ssd1306', 'ssd1309'"

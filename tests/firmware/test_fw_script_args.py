@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = ["render_screens.py", "make_oled_init.py", "club_screenshot.py"]
+SCRIPTS = ["render_screens.py", "club_screenshot.py"]
 
 
 def _run(tmp_path: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -1,25 +1,38 @@
-"""Test doubles for the driver tests: a recording I2C bus, controller RAM
-models that replay what was written, a paged frame, and a bouncing mock pin.
+"""Test doubles for the driver tests: the buses under luma's interfaces (a
+recording I2C bus, a recording SPI device), luma's ``gpio`` over gpiozero's
+mock pins, controller RAM models that replay what was written, and a
+bouncing mock pin.
 
 Pillow is imported only by the functions that make images, so a child
-process can use :class:`FakeBus` and :class:`PagedImage` without it."""
+process can use :class:`FakeBus` without it."""
 
 from __future__ import annotations
 
 import errno
 import os
 import time
-from typing import TYPE_CHECKING, Any
+import types
+from typing import TYPE_CHECKING, Any, Final
 
 from gpiozero.pins.mock import MockPin
 
-from drivers.oled import COMMAND, DATA, I2C_WRITE_BLOCK, SMBUS_BLOCK
-
 if TYPE_CHECKING:
+    from gpiozero.pins import Factory
     from PIL import Image
 
-__all__ = ["COMMAND", "DATA", "BouncyPin", "FakeBus", "FakeSMBus", "PagedImage", "Sh1106Ram",
-           "Ssd1306Ram"]
+__all__ = ["COMMAND", "DATA", "BouncyPin", "FakeBus", "FakeSMBus", "FakeSpi", "GpiozeroGpio",
+           "Sh1106Ram", "Ssd1306Ram", "spi_modules"]
+
+COMMAND: Final = 0x00
+"""luma's ``i2c``: the control byte that starts a write of command bytes (and
+in :class:`FakeSpi`'s log: DC low)."""
+DATA: Final = 0x40
+"""luma's ``i2c``: the control byte that starts a write of display RAM bytes
+(and in :class:`FakeSpi`'s log: DC high)."""
+SMBUS_BLOCK: Final = 32
+"""Most bytes luma's ``i2c`` writes in one SMBus block write (a bus it was given)."""
+I2C_WRITE_BLOCK: Final = 4096
+"""Most bytes luma's ``i2c`` writes in one ``i2c_rdwr`` message (a bus it opened)."""
 
 
 class FakeBus:
@@ -88,34 +101,83 @@ class FakeSMBus(FakeBus):
         self.closed = True
 
 
-class PagedImage:
-    """A paged frame (:class:`drivers.PagedFrame`) for the tests.
+class FakeSpi(FakeBus):
+    """spidev-like (``open``, ``writebytes``, ``max_speed_hz``, ``mode``,
+    ``close``) under luma's ``spi``: each write is logged as ``(device,
+    COMMAND or DATA, bytes)`` by the level of the DC pin at that moment
+    (``dc()``: high is data), so the RAM models replay it as an I2C log.
+    ``unplugged`` and ``fail_in`` as :class:`FakeBus`."""
 
-    Built from pages, or from a Pillow image pixel by pixel (not the way
-    :mod:`drivers.display` packs one, so the two check each other).
-    """
+    def __init__(self, dc: Any) -> None:
+        super().__init__()
+        self.dc = dc
+        self.opened: tuple[int, int] | None = None
+        self.closed = False
+        self.max_speed_hz = 0
+        self.mode = 0
 
-    def __init__(self, size: tuple[int, int], pages: list[bytes]) -> None:
-        self.size = size
-        self._pages = [bytes(row) for row in pages]
+    def open(self, port: int, device: int) -> None:
+        self.opened = (port, device)
 
-    @classmethod
-    def from_image(cls, image: Image.Image) -> PagedImage:
-        width, height = image.size
-        pixels = image.convert("1").load()
-        assert pixels is not None
-        pages = [bytearray(width) for _ in range(height // 8)]
-        for y in range(height):
-            for x in range(width):
-                if pixels[x, y]:
-                    pages[y // 8][x] |= 1 << (y % 8)
-        return cls(image.size, [bytes(row) for row in pages])
+    def writebytes(self, data: list[int]) -> None:
+        assert self.opened is not None, "written before open()"
+        assert len(data) <= 4096, "spidev writes at most 4096 bytes at once"
+        self._record(self.opened[1], DATA if self.dc() else COMMAND, bytes(data))
 
-    def pages(self) -> list[bytes]:
-        return list(self._pages)
+    def close(self) -> None:
+        self.closed = True
 
-    def to_image(self) -> Image.Image:
-        return _ram_image(self._pages, 0, self.size[0])
+
+class GpiozeroGpio:
+    """The part of the RPi.GPIO module luma's ``spi`` uses (its ``gpio=``),
+    on a gpiozero pin factory's pins: ``setup(pin, OUT)``, ``output(pin,
+    level)``, ``cleanup(pins)``.  With gpiozero's ``MockFactory`` each pin
+    keeps its states (``MockPin.states``), so a test reads what DC and RST
+    did from gpiozero's own mock pins."""
+
+    BCM = 11
+    OUT = 0
+    IN = 1
+    LOW = 0
+    HIGH = 1
+
+    def __init__(self, factory: Factory) -> None:
+        self.factory = factory
+        self.pins: dict[int, Any] = {}
+
+    def setmode(self, mode: int) -> None:
+        assert mode == self.BCM
+
+    def setup(self, pin: int, direction: int, initial: int | None = None) -> None:
+        assert direction == self.OUT
+        device = self.pins.get(pin) or self.factory.pin(pin)
+        device.function = "output"
+        if initial is not None:
+            device.state = bool(initial)
+        self.pins[pin] = device
+
+    def output(self, pin: int, level: int) -> None:
+        self.pins[pin].state = bool(level)
+
+    def level(self, pin: int) -> bool:
+        return bool(self.pins[pin].state)
+
+    def cleanup(self, pins: Any = None) -> None:
+        for pin in [pins] if isinstance(pins, int) else (pins or list(self.pins)):
+            device = self.pins.pop(pin, None)
+            if device is not None:
+                device.close()
+
+
+def spi_modules(gpio: Any, spi: FakeSpi) -> dict[str, Any]:
+    """``spidev`` and ``RPi.GPIO`` as luma's ``spi`` imports them when given
+    neither (``import spidev``, ``import RPi.GPIO``), for ``sys.modules``:
+    every ``SpiDev()`` is ``spi``, the GPIO module is ``gpio``."""
+    spidev = types.ModuleType("spidev")
+    spidev.SpiDev = lambda: spi  # type: ignore[attr-defined]
+    rpi = types.ModuleType("RPi")
+    rpi.GPIO = gpio  # type: ignore[attr-defined]
+    return {"spidev": spidev, "RPi": rpi, "RPi.GPIO": gpio}
 
 
 # Opcodes that take argument bytes, per controller (datasheet command tables).
