@@ -20,6 +20,19 @@ An assignment for a round this box has not started yet starts that round's
 game: the players per seat (``Referee.set_next_names``), the house rules and
 the round's format (``Referee.set_next_rules``), a new game
 (``Referee.start_new_game``); the screen says where everyone sits.
+
+What the box keeps about the night (its id, which game is which round, the
+watermarks) is ``club.json``, written atomically with a CRC, and its id and
+rounds also in the journal (a setting, :data:`RECORD_KEY`, CRC-checked with
+the journal).  A ``club.json`` that does not read back exactly as written is
+kept aside byte for byte (``club.json.damaged-STAMP``, with a ``.reason``),
+said in one line (log, ``status``, a notice on the screen) and rebuilt: the
+id and rounds from the journal, the watermarks from the director's retained
+ack (or everything sent again: the director drops duplicates), and a round
+whose game the journal holds but no record names yet (a power cut between
+the two) taken up from the director's retained assignment, whose players
+and rules are the game's.  So the box never forgets its round or the hand
+in play, and never starts a stray game the director would refuse.
 """
 
 from __future__ import annotations
@@ -30,15 +43,18 @@ import os
 import secrets
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from euchre_core import SEATS, Team
+from euchre_core import SEATS, Rules, Seat, Team
 
 from ..app import Inbox, Referee
 from ..defaults import DEFAULT_EVENT
+from ..journal import JournalError, Store
+from ..journal.files import fsync_dir
 from .mqtt import close_client, open_client
 from .protocol import (
     QOS,
@@ -68,9 +84,43 @@ so a slow director is not flooded with copies."""
 MAX_RESEND_S: Final = 60.0
 
 
+RECORD_KEY: Final = "club {event} {table}"
+"""The journal setting that keeps the box's id and its rounds for one event
+and table: a second, CRC-checked copy beside the games it names."""
+
+
+class ClubStateError(ValueError):
+    """``club.json`` is damaged; says how in one line."""
+
+
+def _crc(data: dict[str, Any]) -> str:
+    body = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return f"{zlib.crc32(body.encode('ascii')):08x}"
+
+
+def _id_map(data: Any, what: str) -> dict[int, int]:
+    """``{"<game>": n}`` as ints, strictly (digits only; n a whole number >= ``low``)."""
+    if not isinstance(data, dict):
+        raise ClubStateError(f"{what!r} is not an object")
+    out: dict[int, int] = {}
+    for key, value in data.items():
+        if not (isinstance(key, str) and key.isascii() and key.isdigit()) or not isinstance(
+                value, int) or isinstance(value, bool) or value < -1:
+            raise ClubStateError(f"{what!r}: {key!r} -> {value!r} is not game -> number")
+        out[int(key)] = value
+    return out
+
+
+_FIELDS: Final = frozenset({"box", "event", "table", "rounds", "acked"})
+
+
 @dataclass
 class BoxState:
-    """What the box keeps about the night (``club.json`` in the state directory)."""
+    """What the box keeps about the night (``club.json`` in the state directory).
+
+    The file is one JSON object with a ``crc`` (CRC-32 of the other fields,
+    canonical JSON): a file that does not read back exactly so (a flipped bit,
+    a torn write, anything) is damaged, not "for another night"."""
 
     box: str
     event: str
@@ -80,36 +130,157 @@ class BoxState:
     acked: dict[int, int] = field(default_factory=dict)
     """Game id -> the last seq the director has kept (every line up to it)."""
 
+    def fields(self) -> dict[str, Any]:
+        return {"box": self.box, "event": self.event, "table": self.table,
+                "rounds": {str(g): r for g, r in sorted(self.rounds.items())},
+                "acked": {str(g): s for g, s in sorted(self.acked.items())}}
+
+    def encode(self) -> bytes:
+        data = self.fields()
+        return (json.dumps({**data, "crc": _crc(data)}, separators=(",", ":")) + "\n").encode()
+
     @classmethod
-    def load(cls, path: Path, event: str, table: int) -> BoxState:
-        """The kept state, or a fresh one (new box id) when there is none or
-        it was for another event or table."""
+    def decode(cls, raw: bytes) -> BoxState:
+        """The state in ``raw``; ClubStateError (any fault at all) if it is damaged.
+
+        A file written before ``club.json`` carried a CRC (exactly the five
+        fields, no ``crc``) is taken as it is."""
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            state = cls(check_box_id(data["box"]), data["event"], int(data["table"]),
-                        {int(g): int(r) for g, r in data["rounds"].items()},
-                        {int(g): int(s) for g, s in data["acked"].items()})
-        except FileNotFoundError:
-            state = None
-        except (ValueError, KeyError, TypeError, AttributeError, MessageError) as error:
-            log.warning("%s: not readable (%s): starting afresh", path, error)
-            state = None
-        if state is None or state.event != event or state.table != table:
-            # A box moved to another table or night is a new box to the director.
-            return cls(secrets.token_hex(6), event, table)
+            data = json.loads(raw.decode("utf-8"))
+            if not isinstance(data, dict):
+                raise ClubStateError("not a JSON object")
+            keys = set(data)
+            if keys != _FIELDS | {"crc"} and keys != _FIELDS:
+                raise ClubStateError(f"fields {sorted(keys)}")
+            crc = data.pop("crc", None)
+            table, event = data["table"], data["event"]
+            if not isinstance(table, int) or isinstance(table, bool) or table < 1:
+                raise ClubStateError(f"table {table!r}")
+            if not isinstance(event, str) or not isinstance(data["box"], str):
+                raise ClubStateError("event or box is not text")
+            state = cls(check_box_id(data["box"]), check_event_id(event), table,
+                        _id_map(data["rounds"], "rounds"), _id_map(data["acked"], "acked"))
+            if crc is not None and crc != _crc(data):
+                raise ClubStateError(f"CRC {crc!r}, the fields give {_crc(data)}")
+            if state.fields() != data or (crc is not None and raw != state.encode()):
+                raise ClubStateError("not as written")
+        except ClubStateError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any fault at all means damaged
+            raise ClubStateError(f"{type(error).__name__}: {error}") from None
         return state
 
     def save(self, path: Path) -> None:
-        """Write atomically (a pulled plug leaves the old file or the new one)."""
-        data = {"box": self.box, "event": self.event, "table": self.table,
-                "rounds": {str(g): r for g, r in self.rounds.items()},
-                "acked": {str(g): s for g, s in self.acked.items()}}
+        """Write atomically and durably: a temporary beside it, fsynced,
+        renamed over it, the directory fsynced (a pulled plug leaves the old
+        file or the new one)."""
         temporary = path.with_name(path.name + ".tmp")
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
+        with open(temporary, "wb") as handle:
+            handle.write(self.encode())
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
+        fsync_dir(path.parent)
+
+
+def _record_key(event: str, table: int) -> str:
+    return RECORD_KEY.format(event=event, table=table)
+
+
+def _encode_record(state: BoxState) -> str:
+    return json.dumps({"box": state.box, "rounds": {str(g): r for g, r in
+                                                    sorted(state.rounds.items())}},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def read_record(store: Store, event: str, table: int) -> tuple[str, dict[int, int]] | None:
+    """The box's id and rounds as its journal keeps them for ``event`` and
+    ``table`` (None: none kept, or not readable: said in the log)."""
+    try:
+        value = store.settings().get(_record_key(event, table))
+        if value is None:
+            return None
+        data = json.loads(value)
+        if not isinstance(data, dict) or set(data) != {"box", "rounds"} or not isinstance(
+                data["box"], str):
+            raise ClubStateError(f"fields {data!r}")
+        return check_box_id(data["box"]), _id_map(data["rounds"], "rounds")
+    except Exception as error:  # noqa: BLE001 - a record that cannot be read is not used
+        log.warning("the journal's club record for table %d is not readable (%s)", table, error)
+        return None
+
+
+def set_aside(path: Path, reason: str) -> Path:
+    """Rename a damaged ``path`` to ``NAME.damaged-STAMP`` (kept byte for byte,
+    never deleted) with a ``.reason`` file beside it, as the journal keeps its
+    damaged files (``firmware/journal/aside.py``); returns the new path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.damaged-{stamp}")
+    index = 1
+    while target.exists() or target.with_name(target.name + ".reason").exists():
+        target = path.with_name(f"{path.name}.damaged-{stamp}-{index}")
+        index += 1
+    os.replace(path, target)
+    with open(target.with_name(target.name + ".reason"), "w", encoding="utf-8") as handle:
+        handle.write(reason + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    fsync_dir(path.parent)
+    return target
+
+
+@dataclass
+class Loaded:
+    """The state :func:`load_state` found, and what it says about it."""
+
+    state: BoxState
+    damage: str | None = None
+    """One line for the log and ``status`` when ``club.json`` was damaged."""
+    kept_as: Path | None = None
+
+
+def load_state(path: Path, store: Store, event: str, table: int) -> Loaded:
+    """The box's state for ``event`` and ``table``: ``club.json`` when it reads
+    back whole, else rebuilt from the journal's record (its id and rounds;
+    the director's retained ack brings the watermarks back, and an assignment
+    whose game the journal already holds is taken up: :meth:`ClubBox._on_assignment`).
+
+    A damaged ``club.json`` (any fault reading it) is kept aside byte for
+    byte and said.  A kept state for another event or table is a new box to
+    the director (a new id), unless the journal keeps one for this table."""
+    record = read_record(store, event, table)
+    found: BoxState | None = None
+    damage: str | None = None
+    kept_as: Path | None = None
+    try:
+        found = BoxState.decode(path.read_bytes())
+    except FileNotFoundError:
+        pass
+    except (ClubStateError, OSError) as error:
+        reason = str(error) if isinstance(error, ClubStateError) else f"not readable: {error}"
+        try:
+            kept_as = set_aside(path, reason)
+            where = f"kept aside as {kept_as.name}"
+        except OSError as aside_error:
+            where = f"not kept aside ({aside_error})"
+        damage = f"{path.name} damaged ({reason}): {where}; rebuilt from the journal"
+    if found is not None and (found.event, found.table) != (event, table):
+        found = None  # a box moved to another table or night
+    if record is None:
+        state = found or BoxState(secrets.token_hex(6), event, table)
+        source = "no club record in the journal: a new box id" if found is None else ""
+    else:
+        box, rounds = record
+        if found is not None and found.box != box:
+            log.warning("%s names box %s, the journal box %s: the journal's is kept",
+                        path.name, found.box, box)
+            found = None
+        state = found or BoxState(box, event, table)
+        state.rounds = {**rounds, **state.rounds}
+        source = f"box {box}, rounds {sorted(rounds.values())}"
+    if damage is not None:
+        damage = f"{damage} ({source}) and the director's assignments"
+    return Loaded(state, damage, kept_as)
 
 
 class ClubBox:
@@ -127,7 +298,21 @@ class ClubBox:
         self.table = table
         self.resend_s = resend_s
         self.path = Path(referee.store.state_dir) / STATE_NAME
-        self.state = BoxState.load(self.path, self.event, table)
+        loaded = load_state(self.path, referee.store, self.event, table)
+        self.state = loaded.state
+        self.damage = loaded.damage
+        """One line when ``club.json`` was found damaged (kept aside, rebuilt)."""
+        if loaded.damage is not None:
+            log.warning("%s", loaded.damage)
+            referee.notes.append(f"club: {loaded.damage}")
+            if referee.notice is None:  # a journal's own notice comes first
+                referee.notice = ("Club state damaged", (
+                    f"Kept aside as {loaded.kept_as.name}." if loaded.kept_as else
+                    "It could not be kept aside.", "Rebuilt from the journal",
+                    "and the director."))
+        self.pending: Assignment | None = None
+        """An assignment whose round could not be started (the journal refused
+        a write): tried again each second."""
         self.formats: dict[int, RoundFormat] = {}
         self.sent: dict[int, int] = dict(self.state.acked)
         """Game id -> the last seq handed to the broker since the last (re)connect."""
@@ -148,6 +333,7 @@ class ClubBox:
 
     def start(self) -> ClubBox:
         self.state.save(self.path)
+        self._keep_record()
         self.referee.listeners.append(self._on_journal)
         will = (status_topic(self.event, self.table),
                 Status(self.table, self.box_id, online=False).encode())
@@ -196,6 +382,8 @@ class ClubBox:
     def _tick(self) -> None:
         while not self._closing.wait(min(1.0, self.resend_s)):
             self.events.put(self._resend_if_stale)
+            if self.pending is not None:
+                self.events.put(self._retry_pending)
 
     # --- the main loop ------------------------------------------------------------
 
@@ -216,11 +404,37 @@ class ClubBox:
         if changed:
             self.last_ack = time.monotonic()
             self.wait_s = self.resend_s
-            self.state.save(self.path)
+            self._save()
 
     def _behind(self) -> bool:
         """Lines handed to the broker that the director has not acknowledged."""
         return any(self.sent.get(g, -1) > self.state.acked.get(g, -1) for g in self.sent)
+
+    def _retry_pending(self, referee: Referee) -> None:
+        assignment, self.pending = self.pending, None
+        if assignment is not None:
+            self._on_assignment(assignment)
+
+    def _save(self) -> None:
+        """``club.json`` now; a card that refuses it is said in the log and
+        the table plays on (the journal keeps the rounds, the director the
+        watermarks)."""
+        try:
+            self.state.save(self.path)
+        except OSError as error:
+            log.warning("%s not written: %s", self.path, error)
+
+    def _keep_record(self) -> None:
+        """The box's id and rounds in the journal too (a setting), so that a
+        damaged ``club.json`` is rebuilt from it; a journal that refuses the
+        write leaves ``club.json`` the only copy (said in the log)."""
+        store = self.referee.store
+        key, value = _record_key(self.event, self.table), _encode_record(self.state)
+        try:
+            if store.settings().get(key) != value:
+                store.set_setting(key, value)
+        except JournalError as error:
+            log.warning("the club record was not kept in the journal: %s", error)
 
     def _resend_if_stale(self, referee: Referee) -> None:
         if self.connected and self._behind() and time.monotonic() - self.last_ack > self.wait_s:
@@ -297,13 +511,31 @@ class ClubBox:
             log.info("round %d: no players at table %d", assignment.round, self.table)
             return
         referee = self.referee
+        rules = assignment.format.rules(assignment.rules)
+        if self._is_round_game(referee, seats, rules):
+            # Started before a restart that lost club.json's word of it: the
+            # game in progress is the round's, and stays.
+            self.state.rounds[referee.game_id] = assignment.round
+            self._save()
+            self._keep_record()
+            log.info("round %d: game %d, started before the restart, taken up",
+                     assignment.round, referee.game_id)
+            self._publish_status()
+            self.pump()
+            return
         was_round = referee.game_id in self.state.rounds
         leaving = [referee.game.names[seat] for seat in SEATS] if was_round else []
-        referee.set_next_rules(assignment.format.rules(assignment.rules))
-        referee.set_next_names(seats)
-        game_id = referee.start_new_game()
+        try:
+            referee.set_next_rules(rules)
+            referee.set_next_names(seats)
+            game_id = referee.start_new_game()
+        except JournalError as error:  # said on the screen by the referee; tried again
+            log.warning("round %d not started: %s", assignment.round, error)
+            self.pending = assignment
+            return
         self.state.rounds[game_id] = assignment.round
-        self.state.save(self.path)
+        self._save()
+        self._keep_record()
         referee.notice = (f"Round {assignment.round}: table {self.table}",
                           where_next(assignment, leaving) if leaving else
                           tuple(f"{seat} {seats[seat]}" for seat in SEATS)
@@ -311,6 +543,16 @@ class ClubBox:
         log.info("round %d started as game %d", assignment.round, game_id)
         self._publish_status()
         self.pump()
+
+    def _is_round_game(self, referee: Referee, seats: dict[Seat, str], rules: Rules) -> bool:
+        """Is the game in progress this round's, started before club.json
+        knew it: newer than every round game, with the round's players in
+        their seats and the round's rules?"""
+        game_id = referee.game_id
+        return (game_id not in self.state.rounds
+                and game_id > max(self.state.rounds, default=0)
+                and referee.game.rules == rules
+                and all(referee.game.names.get(seat) == seats[seat] for seat in SEATS))
 
 
 def where_next(assignment: Assignment, names: list[str]) -> tuple[str, ...]:
