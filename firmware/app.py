@@ -41,6 +41,7 @@ from .buttons import (
     hold_opens_help,
     label,
 )
+from .care import ScreenCare
 from .config import Config
 from .flow import (
     RULE_PROFILES,
@@ -118,6 +119,10 @@ class Referee:
         self.display = display
         self.indicators = indicators
         self.render = renderer or _default_renderer
+        self.care = ScreenCare(config.care, clock, display)
+        """Dims, blanks and moves the picture when the table is idle (:mod:`firmware.care`)."""
+        self._woken_by: str | None = None
+        """The button whose press only woke the blank panel (its long press does nothing)."""
         self.clock = clock
         self.rng = rng
         """Draws the first dealer when asked to (made on first use: the start
@@ -331,8 +336,12 @@ class Referee:
         """One item from the main loop's queue: a button event, or a job."""
         if isinstance(event, ButtonEvent):
             if event.kind == HOLD:
-                self._long_press(event.name)
+                if event.name != self._woken_by:  # the waking press held on: still nothing
+                    self._long_press(event.name)
+            elif self.care.pressed():
+                self._woken_by = event.name  # the panel was blank: the press only wakes it
             else:
+                self._woken_by = None
                 self.press(event.name)
         else:
             event(self)
@@ -355,7 +364,10 @@ class Referee:
 
     def tick(self) -> None:
         """Time-driven checks, once per pass of the main loop: a button still
-        down :data:`STUCK_S` seconds after its long press is reported."""
+        down :data:`STUCK_S` seconds after its long press is reported; the
+        screen is dimmed, blanked or its picture moved (:mod:`firmware.care`)."""
+        if self.care.tick():
+            self._last_view = None  # the picture moved: the frame is drawn at its new place
         held = self._held
         if held is None or self.clock() < held[1] + STUCK_S:
             return
@@ -658,11 +670,15 @@ class Referee:
 
     def next_deadline(self) -> float | None:
         """When the view will change by itself (a message, a result, the choice
-        strip expiring; a long-pressed button due for its stuck check)."""
+        strip expiring; a long-pressed button due for its stuck check; the
+        screen's care: dimming, blanking, moving the picture)."""
         now = self.clock()
         times = [self.message_until, self.result_until, self.browse_until]
         if self._held is not None and self.is_pressed is not None:
             times.append(self._held[1] + STUCK_S)
+        care = self.care.next_deadline()
+        if care is not None:
+            times.append(care)
         deadlines = [t for t in times if t > now]
         return min(deadlines) if deadlines else None
 
@@ -681,6 +697,7 @@ class Referee:
                 self._last_view = None  # try again on the next pass
                 return False
         self.frames += 1
+        self.care.shown(view)
         self._light_seats()
         return True
 

@@ -291,7 +291,9 @@ HOUSE_MARK: Final = "⌂"
 
 def _table_header(canvas: _Canvas, view: View) -> None:
     """Labels over the big row: the two scores at the ends (as the teams sit),
-    each in a lit chip, the dealer's name between them."""
+    each lit in a thin box, the dealer's name between them.  (Not black in
+    a lit chip: the score band is on the screen for hours of play, and a
+    block of lit pixels wears an OLED's pixels into a ghost: burn-in.)"""
     fonts = canvas.fonts
     big, small = fonts.big, fonts.small
     flag_room = _flag_room(view)
@@ -309,10 +311,10 @@ def _table_header(canvas: _Canvas, view: View) -> None:
     chip_top, chip_bottom = _BIG_CAP - 1, _BIG_CAP + cap_height(big)
     ns_right = _width(big, ns) + 2
     ew_left = WIDTH - _width(big, ew) - 3
-    canvas.draw.rectangle((0, chip_top, ns_right, chip_bottom), fill=ON)
-    canvas.draw.rectangle((ew_left, chip_top, WIDTH - 1, chip_bottom), fill=ON)
-    canvas.text(1, _BIG_CAP, ns, font=big, fill=OFF)
-    canvas.text_right(WIDTH - 1, _BIG_CAP, ew, font=big, fill=OFF)
+    canvas.draw.rectangle((0, chip_top, ns_right, chip_bottom), outline=ON)
+    canvas.draw.rectangle((ew_left, chip_top, WIDTH - 1, chip_bottom), outline=ON)
+    canvas.text(1, _BIG_CAP, ns, font=big)
+    canvas.text_right(WIDTH - 1, _BIG_CAP, ew, font=big)
     left, right = ns_right + 3, ew_left - 2
     name = fit(view.dealer or "-", big, right - left)
     centre = (left + right - _width(big, name)) / 2

@@ -243,6 +243,9 @@ class TerminalDisplay:
         """The start of the last line under the frame, on every frame ("" for none)."""
         self.frames = 0
         self.mode = ""
+        self.level = "on"
+        """The screen's care (:mod:`firmware.care`): ``"on"``, ``"dim"`` (said
+        in the title) or ``"off"`` (drawn dark until a key wakes it)."""
         self._cleared = False
         self._bottom_row = 0
 
@@ -260,6 +263,11 @@ class TerminalDisplay:
         self.frames += 1
         return self.redraw()
 
+    def set_level(self, level: str) -> None:
+        """The panel dimmed, blanked or on again: drawn so."""
+        self.level = level
+        self.redraw()
+
     def redraw(self, *, clear: bool = False) -> int:
         """Draw the last frame again (after a resize: ``clear=True``)."""
         if self.last_image is None:
@@ -270,7 +278,12 @@ class TerminalDisplay:
             clear = True
         self.mode = mode
         title = "OLED 128x64" if mode == "half" else f"OLED, {BLOCK_NAMES[mode]}"
-        frame = framed(CONVERTERS[mode](self.last_image), title)
+        image = self.last_image
+        if self.level != "on":
+            title += " (dimmed)" if self.level == "dim" else " (blank: a key wakes it)"
+        if self.level == "off":
+            image = image.point(lambda value: 0)
+        frame = framed(CONVERTERS[mode](image), title)
         self._bottom_row = len(frame) + 1
         lines = frame + self._bottom_lines(columns, rows, mode)
         lines = [line[:columns] for line in lines[:max(rows, 1)]]

@@ -178,13 +178,22 @@ def _lit_rows(image: Image.Image, box: tuple[int, int, int, int], lit: int = 255
                if any(crop.getpixel((x, y)) == lit for x in range(crop.width)))
 
 
+def test_the_score_band_is_no_block_of_lit_pixels() -> None:
+    """Burn-in: the table screen is up for hours; its score boxes are outlines."""
+    image = render(View(hand=3, score_ns=8, score_ew=9, dealer="Anna", leader="Ragnar",
+                        prompt="x"))
+    band = image.crop((0, 8, WIDTH, 22))
+    lit = band.histogram()[255]
+    assert lit < band.width * band.height // 4, lit
+
+
 def test_score_and_dealer_are_big_enough_to_read_from_a_seat() -> None:
     need = math.ceil(READ_AT_1_M_MM / RECOMMENDED_PITCH_MM)
     view = View(hand=1, score_ns=8, score_ew=8, dealer="HEH", leader="Anna", prompt="x")
     image = render(view)
-    # the score digits: black in a lit chip at each end of the big row (rows 8..21)
-    assert _lit_rows(image, (1, 8, 11, 22), lit=0) >= need
-    assert _lit_rows(image, (WIDTH - 11, 8, WIDTH - 1, 22), lit=0) >= need
+    # the score digits: lit in a thin box at each end of the big row (rows 8..21)
+    assert _lit_rows(image, (2, 9, 11, 21)) >= need
+    assert _lit_rows(image, (WIDTH - 11, 9, WIDTH - 2, 21)) >= need
     # the dealer's name between them, lit capitals
     assert _lit_rows(image, (20, 8, WIDTH - 20, 23)) >= need
     assert need == 11
