@@ -78,6 +78,8 @@ __all__ = [
 
 MAIN_LOOP_TIMEOUT_S: Final = 10.0
 """How long a request waits for the main loop before it is answered ``error busy``."""
+ENTER_ANSWERS_KEPT: Final = 64
+"""Tagged ``enter`` answers ``status json`` tells again (``enter_answers``)."""
 READ_SLICE_S: Final = 0.02
 """The longest a load's reading of the kept games holds the main loop at a time."""
 REPLAY_SOURCE: Final = "-"
@@ -302,6 +304,9 @@ class RefereeProtocol(LineProtocol):
         """Seconds between two progress lines of a request that takes long."""
         self.working_sent = 0
         """Progress lines sent (``working TEXT``)."""
+        self.enter_answers: dict[str, str] = {}
+        """The answers to the last :data:`ENTER_ANSWERS_KEPT` tagged ``enter``
+        requests, by tag, oldest first (reader thread)."""
         self.transport: Transport = _NoTransport()
         self.watching = False
         self._replay: _ReplayInput | None = None
@@ -427,18 +432,21 @@ class RefereeProtocol(LineProtocol):
             return
         status = self.call(status_of)
         if args == "json":
+            if self.enter_answers:
+                status["enter_answers"] = dict(self.enter_answers)
             self.ok(json.dumps(status, ensure_ascii=False))
         else:
             self.framed(_status_lines(status), "status")
 
     def _enter(self, args: str) -> None:
         if not args:
-            self.error("enter: expected 'enter EVENT' (enter trick N, enter make E H alone)")
+            self._enter_answer("error enter: expected 'enter EVENT' (enter trick N, "
+                               "enter make E H alone)")
             return
         try:
             event = parse_event(args)
         except LogSyntaxError as error:
-            self.error(str(error))
+            self._enter_answer(f"error {error}")
             return
         line = event.line()
 
@@ -450,11 +458,23 @@ class RefereeProtocol(LineProtocol):
             reason = referee.enter(event)  # type: ignore[arg-type]
             return reason, f"{line} (next: {referee.game.expected})"
 
-        reason, done = self.call(apply)
-        if reason is not None:
-            self.error(reason)
-        else:
-            self.ok(done)
+        try:
+            reason, done = self.call(apply)
+        except (Busy, JournalError) as error:  # nothing was kept
+            self._enter_answer(f"error {error}")
+            return
+        self._enter_answer(f"error {reason}" if reason is not None else f"ok {done}")
+
+    def _enter_answer(self, answer: str) -> None:
+        """Send an ``enter``'s answer, and keep it by the request's tag for
+        ``status json`` (``enter_answers``): a program that lost the answer
+        (another program reading the port took it) asks there whether its
+        entry was kept."""
+        if self._tag:
+            self.enter_answers[self._tag] = answer
+            while len(self.enter_answers) > ENTER_ANSWERS_KEPT:
+                del self.enter_answers[next(iter(self.enter_answers))]
+        self.send([tagged(self._tag, answer)])
 
     def _watch(self, args: str) -> None:
         if args == "on":

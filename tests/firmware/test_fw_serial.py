@@ -165,6 +165,26 @@ def test_enter_is_durable_when_acknowledged(device: Device, host: Host) -> None:
         other.close()
 
 
+def test_status_json_tells_the_answers_to_the_last_tagged_entries(host: Host) -> None:
+    """A program whose answer to ``@TAG enter ...`` was lost (another program
+    reading the port took it) finds it in ``status json``: ``enter_answers``,
+    the answers to the last 64 tagged entries by tag.  Untagged entries (a
+    person's) are not kept there."""
+    assert host.ask("@t1 enter game dealer=N")[0].startswith("@t1 ok game dealer=N")
+    assert host.ask("@t2 enter trick Q") == ["@t2 error not a seat: 'Q' (use N E S W)"]
+    assert host.ask("enter make E H")[0].startswith("ok make E H")
+    status = json.loads(host.ask("status json")[0][3:])
+    assert status["enter_answers"] == {
+        "t1": "ok game dealer=N (next: the call: who made trump, which suit, alone?)",
+        "t2": "error not a seat: 'Q' (use N E S W)"}
+    for number in range(3, 71):
+        assert host.ask(f"@t{number} enter")[0].startswith(f"@t{number} error enter:")
+    answers = json.loads(host.ask("status json")[0][3:])["enter_answers"]
+    assert list(answers) == [f"t{number}" for number in range(7, 71)]
+    assert answers["t70"] == ("error enter: expected 'enter EVENT' (enter trick N, enter make "
+                              "E H alone)")
+
+
 def test_enter_refused_with_the_engine_reason_and_nothing_changes(device: Device,
                                                                   host: Host) -> None:
     host.ask("enter game dealer=N")
