@@ -11,4 +11,5 @@ EXIT_INVALID: Final = 1
 journal that cannot be used."""
 EXIT_USAGE: Final = 2
 """Bad arguments, a missing file, a port that cannot be opened or does not answer,
+an entry whose answer was lost and whose fate the device cannot tell (``enter``),
 an optional part that is not installed (:mod:`firmware.optional`)."""

@@ -89,7 +89,9 @@ def register(commands: Any) -> None:
         "enter", help="enter one table event on the device",
         description="Enter one table event on the referee at PORT, as its buttons would "
         "(e.g. 'trick N', 'make E H alone', 'undo'). Exit 0 once it is durable, 1 when the "
-        "device refuses it (the reason on stderr), 2 on port errors.",
+        "device refuses it (the reason on stderr), 2 on port errors. When its answer is lost "
+        "(another program reading the port took it) it asks the device's status whether the "
+        "entry was kept and exits accordingly; 2 when that cannot be told.",
     )
     _port_options(enter)
     enter.add_argument("event", nargs="+", metavar="EVENT", help="the event's words")

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import errno
 import itertools
+import os
 import re
 import secrets
+import stat
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -59,6 +61,16 @@ class LinkError(Exception):
     """The port cannot be used, or the device did not answer properly."""
 
 
+class AnswerLost(LinkError):
+    """A request's answer did not come (whole), though the device answered: the
+    answer to a request sent after it came first, or lines of it came torn
+    or missing.  Another program reading the port takes such answers."""
+
+
+class NoAnswer(LinkError):
+    """Nothing came for a request within the timeout (nor any progress line)."""
+
+
 def _open_error(port: str, error: BaseException) -> LinkError:
     """One line for a port that would not open; "in use" when another program has it."""
     number = getattr(error, "errno", None)
@@ -68,12 +80,69 @@ def _open_error(port: str, error: BaseException) -> LinkError:
     return LinkError(f"{port}: cannot open: {error}")
 
 
-def checked(line: str) -> str:
-    """A line from the device without its checksum; LinkError if it fails."""
+def port_users(port: str) -> list[str] | None:
+    """The other programs that have PORT (a device path) open, each as
+    ``COMMAND LINE (pid N)``, from ``/proc`` (Linux; another user's programs only
+    when run as root); None where that cannot be told (no ``/proc``, a
+    URL).  A program holding the master of PORT's pseudo-terminal (the
+    emulator: the device's own end) is not one of them."""
     try:
-        return verified(line)
-    except ProtocolError as error:
-        raise LinkError(str(error)) from None
+        info = os.stat(port)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISCHR(info.st_mode) or not os.path.isdir("/proc/self/fd"):
+        return None
+    real = os.path.realpath(port)
+    index = real.rsplit("/", 1)[1] if real.startswith("/dev/pts/") else None
+    users = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        holds = master = False
+        try:
+            fds = list(os.scandir(f"{entry.path}/fd"))
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                held = os.stat(fd.path)
+                if held.st_rdev == info.st_rdev and stat.S_ISCHR(held.st_mode):
+                    holds = True
+                elif index is not None and os.readlink(fd.path) == "/dev/ptmx":
+                    with open(f"{entry.path}/fdinfo/{fd.name}", encoding="ascii") as fdinfo:
+                        master = master or f"tty-index:\t{index}\n" in fdinfo.read()
+            except OSError:
+                continue
+        if holds and not master:
+            users.append(f"{_command_line(entry.path)} (pid {entry.name})")
+    return users
+
+
+def _command_line(proc: str) -> str:
+    """How a process was started (``cat /dev/ttyACM0``), from ``/proc/PID``."""
+    try:
+        with open(f"{proc}/cmdline", "rb") as cmdline:
+            args = cmdline.read().decode("utf-8", "replace").rstrip("\0").split("\0")
+        args[0] = os.path.basename(args[0])
+        text = " ".join(args)
+    except (OSError, IndexError):
+        text = ""
+    if not text:
+        try:
+            with open(f"{proc}/comm", encoding="utf-8", errors="replace") as comm:
+                text = comm.read().strip()
+        except OSError:
+            text = "?"
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def reader_words(port: str) -> str:
+    """Words for answers another program may be taking: who has PORT open."""
+    users = port_users(port)
+    if users:
+        return (f"another program has the port open and may be reading the device's answers: "
+                f"{', '.join(users)} (close it)")
+    return "another program may be reading the port (a forgotten cat or screen? close it)"
 
 
 class _Deadline:
@@ -106,6 +175,12 @@ class DeviceLink:
         says the request waited for, or one before it, is under way."""
         self.skipped: list[str] = []
         """Lines that were not the answer waited for (another request's, stray, torn)."""
+        self.torn = 0
+        """Lines that failed their checksum (torn: part of them taken or lost)."""
+        self.bytes_in = 0
+        """Bytes read from the port."""
+        self.lost: list[str] = []
+        """Why each answer asked for again (:meth:`ask`) was lost."""
         busy_until = time.monotonic() + BUSY_RETRY_S
         while True:
             try:
@@ -122,8 +197,9 @@ class DeviceLink:
         self._lines: deque[str] = deque()
         self._assembler = LineAssembler(max_line=1 << 20)
         self._empty_reads = 0
-        session = secrets.token_hex(3)
-        self._tags: Iterator[str] = (f"{session}{number}" for number in itertools.count(1))
+        self._session = secrets.token_hex(3)
+        self._tags: Iterator[str] = (f"{self._session}{number}"
+                                     for number in itertools.count(1))
 
     def __enter__(self) -> DeviceLink:
         return self
@@ -174,6 +250,7 @@ class DeviceLink:
                 continue
             if data:
                 self._empty_reads = 0
+                self.bytes_in += len(data)
             for item in self._assembler.feed(data):
                 if isinstance(item, TooLong):
                     continue
@@ -188,38 +265,55 @@ class DeviceLink:
         if self.on_working is not None:
             self.on_working(text)
 
+    def _number(self, tag: str) -> int | None:
+        """The number of one of this link's own tags, else None."""
+        rest = tag[len(self._session):]
+        if tag.startswith(self._session) and rest.isascii() and rest.isdigit():
+            return int(rest)
+        return None
+
     def _next(self, deadline: _Deadline, tag: str) -> str:
         """The next verified line that is not a live-feed event and carries
         ``tag`` (which is removed).  Anything else is skipped: a line failing
         its checksum (torn, stray), an answer to another request (a frame
         with its lines).  A progress line (``working TEXT``) with ``tag``
-        says the request is under way: the wait starts again."""
+        says the request is under way: the wait starts again.  The answer
+        to one of this link's requests sent after it means the answer was
+        lost (answers come in order): :class:`AnswerLost`."""
         skip = 0
+        number = self._number(tag)
         while True:
             raw = self.read_line(deadline.at)
             if raw is None:
-                raise LinkError(f"{self.port_name}: no answer from the device within "
-                                f"{self.timeout:g} s")
+                raise NoAnswer(f"{self.port_name}: no answer from the device within "
+                               f"{self.timeout:g} s")
             try:
                 line = verified(raw)
             except ProtocolError:
+                self.torn += 1
                 self.skipped.append(raw)
                 continue
+            found, body = answer_tag(line)
             if skip:
-                skip -= 1
-                self.skipped.append(line)
-                continue
+                if self._number(found) is None:
+                    skip -= 1
+                    self.skipped.append(line)
+                    continue
+                skip = 0  # one of ours: that frame's lines did not all come here
             if line.startswith(EVENT):
                 if self.on_event is not None:
                     self.on_event(line[len(EVENT):])
                 continue
-            found, body = answer_tag(line)
             if found == tag and body.startswith(WORKING):
                 deadline.again()
                 self._working(body[len(WORKING):])
                 continue
             if found == tag:
                 return body
+            later = self._number(found)
+            if number is not None and later is not None and later > number:
+                raise AnswerLost(f"{self.port_name}: the answer did not come, though the "
+                                 "device answered the request sent after it")
             self.skipped.append(line)
             size = frame_size(body)
             if size is not None:
@@ -263,35 +357,78 @@ class DeviceLink:
                     again = min(deadline, time.monotonic() + REPLAY_IDLE_S + 1.0)
                     self._working(f"(an earlier request) {body[len(WORKING):]}")
             if again >= deadline:
-                raise LinkError(f"{self.port_name}: no answer from the device within "
-                                f"{self.timeout:g} s (is the referee running on this port?)")
+                raise NoAnswer(f"{self.port_name}: {self._silence()}")
+
+    def _silence(self) -> str:
+        """Words for a device that answered no ``sync``: what came instead."""
+        waited = f"within {self.timeout:g} s"
+        if self.bytes_in == 0:
+            users = port_users(self.port_name)
+            if users:
+                return f"nothing came from the device {waited}: {reader_words(self.port_name)}"
+            return (f"no answer from the device {waited} (is the referee running on this "
+                    "port? or another program reading it?)")
+        if self.torn:
+            return (f"no whole answer from the device {waited} ({self.torn} lines came torn): "
+                    f"{reader_words(self.port_name)}")
+        return f"no answer from the device {waited}: {reader_words(self.port_name)}"
 
     def read_answer(self, tag: str, timeout: float | None = None) -> Answer:
         """The answer that carries ``tag`` (others are skipped).  It is waited
         for ``timeout`` s (default :attr:`timeout`), again from each progress
-        line of the request."""
+        line of the request.  :class:`AnswerLost` when it is seen not to
+        come whole; :class:`NoAnswer` when nothing came in time."""
         deadline = _Deadline(self.timeout if timeout is None else timeout)
-        try:
-            return read_answer(lambda: self._next(deadline, tag),
-                               lambda: checked(self._raw(deadline)))
-        except ProtocolError as error:
-            raise LinkError(str(error)) from None
 
-    def _raw(self, deadline: _Deadline) -> str:
-        raw = self.read_line(deadline.at)
-        if raw is None:
-            raise LinkError(f"{self.port_name}: the device stopped in the middle of an answer")
-        return raw
+        def inside() -> str:
+            raw = self.read_line(deadline.at)
+            if raw is None:
+                raise NoAnswer(f"{self.port_name}: the device stopped in the middle of an "
+                               "answer")
+            try:
+                line = verified(raw)
+            except ProtocolError as error:
+                self.torn += 1
+                raise AnswerLost(f"{self.port_name}: {error}") from None
+            if self._number(answer_tag(line)[0]) is not None:
+                raise AnswerLost(f"{self.port_name}: an answer came with lines missing")
+            return line
+
+        try:
+            return read_answer(lambda: self._next(deadline, tag), inside)
+        except ProtocolError as error:
+            raise AnswerLost(f"{self.port_name}: {error}") from None
 
     def new_tag(self) -> str:
         return next(self._tags)
 
-    def request(self, line: str, timeout: float | None = None, *, tag: str | None = None
-                ) -> Answer:
-        """Send one request (tagged, with its checksum) and read its answer."""
+    def request(self, line: str, timeout: float | None = None, *, tag: str | None = None,
+                barrier: bool = False) -> Answer:
+        """Send one request (tagged, with its checksum) and read its answer.
+
+        ``barrier``: a ``sync`` goes right after it, so an answer taken by
+        another program reading the port is known lost as soon as the sync's
+        answer comes (:class:`AnswerLost`), not at the timeout."""
         tag = self.new_tag() if tag is None else tag
-        self.write(request(line, tag))
+        data = request(line, tag)
+        if barrier:
+            data += request("sync", self.new_tag())
+        self.write(data)
         return self.read_answer(tag, timeout)
+
+    def ask(self, line: str, *, tries: int = 3) -> Answer:
+        """A request that changes nothing (``status``, ``export``), asked again
+        when its answer is lost, ``tries`` times in all (:attr:`lost` says
+        why each was asked again)."""
+        attempt = 1
+        while True:
+            try:
+                return self.request(line, barrier=True)
+            except AnswerLost as error:
+                if attempt >= tries:
+                    raise
+                self.lost.append(str(error))
+                attempt += 1
 
     def replay(self, lines: list[bytes], *, load: bool = False) -> Answer:
         """Send a log (its lines, without line ends) to be checked; the verdict."""

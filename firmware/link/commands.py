@@ -3,7 +3,14 @@
 
 Exit status (:mod:`firmware.exits`): 0 done (``send``: the log is valid), 1
 the device said no (an invalid log, a refused entry, no such game), 2 usage or
-port errors.
+port errors (``enter``: also an entry whose answer was lost when the device's
+status cannot tell whether it was kept).
+
+Another program reading the port takes some of the device's answers: what
+the laptop sees of it (an answer lost behind a later one, torn lines,
+silence, another program that has the port open) is said, ``status`` and
+``export`` ask again, and ``enter`` asks the device's status whether its
+entry was kept (docs/serial-protocol.md, "The laptop side").
 """
 
 from __future__ import annotations
@@ -20,8 +27,16 @@ from typing import TextIO
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..logcheck import LogFileError, read_log
 from ..summary import SUMMARY_KEYS
-from .client import DeviceLink, LinkError, log_lines
-from .protocol import EVENT, LOAD_WORDS, ProtocolError, request, verified
+from .client import (
+    AnswerLost,
+    DeviceLink,
+    LinkError,
+    NoAnswer,
+    log_lines,
+    port_users,
+    reader_words,
+)
+from .protocol import EVENT, LOAD_WORDS, Answer, ProtocolError, request, verified
 
 
 def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = None
@@ -38,6 +53,37 @@ def _connect(args: argparse.Namespace, on_event: Callable[[str], None] | None = 
 def _say_working(text: str) -> None:
     """A progress line from the device (``working TEXT``), on stderr."""
     print(f"euchre-referee: the device is working: {text}", file=sys.stderr, flush=True)
+
+
+def _say_lost(link: DeviceLink) -> None:
+    """On stderr: answers that were lost and asked for again (:meth:`DeviceLink.ask`)."""
+    if link.lost:
+        count = len(link.lost)
+        what = "an answer was" if count == 1 else f"{count} answers were"
+        print(f"euchre-referee: {link.port_name}: {what} lost and asked for again: "
+              f"{reader_words(link.port_name)}", file=sys.stderr, flush=True)
+
+
+def _link_words(link: DeviceLink, error: LinkError) -> str:
+    """A request's failure in words, with who may be taking the answers when
+    there is a sign of it: an answer lost, torn lines, another program that
+    has the port open."""
+    if isinstance(error, AnswerLost) or (
+            isinstance(error, NoAnswer) and (link.torn or port_users(link.port_name))):
+        return f"{error}: {reader_words(link.port_name)}"
+    return str(error)
+
+
+def _ask(args: argparse.Namespace, line: str) -> Answer:
+    """One request that changes nothing (``status``, ``export``), asked again
+    when another program reading the port takes its answer."""
+    with _connect(args) as link:
+        try:
+            return link.ask(line)
+        except LinkError as error:
+            raise LinkError(_link_words(link, error)) from None
+        finally:
+            _say_lost(link)
 
 
 def _fail(message: str) -> int:
@@ -87,8 +133,7 @@ def send(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     """``euchre-referee status``."""
     try:
-        with _connect(args) as link:
-            answer = link.request("status json" if args.json else "status")
+        answer = _ask(args, "status json" if args.json else "status")
     except LinkError as error:
         return _fail(str(error))
     if not answer.ok:
@@ -108,8 +153,7 @@ def export(args: argparse.Namespace) -> int:
     """``euchre-referee export``."""
     request = "export" if args.game is None else f"export {args.game}"
     try:
-        with _connect(args) as link:
-            answer = link.request(request)
+        answer = _ask(args, request)
     except LinkError as error:
         return _fail(str(error))
     if not answer.ok or answer.lines is None:
@@ -125,15 +169,55 @@ def enter(args: argparse.Namespace) -> int:
     if not event:
         return _fail("enter: which event? (e.g. enter trick N)")
     try:
-        with _connect(args) as link:
-            answer = link.request(f"enter {event}")
+        link = _connect(args)
     except LinkError as error:
         return _fail(str(error))
+    with link:
+        tag = link.new_tag()
+        try:
+            answer = link.request(f"enter {event}", tag=tag, barrier=True)
+        except (AnswerLost, NoAnswer) as error:
+            return _entry_lost(link, f"enter {event}", tag, _link_words(link, error))
+        except LinkError as error:
+            return _fail(f"{error}; {_how_to_check(args.port)}")
     if not answer.ok:
         print(answer.text, file=sys.stderr)
         return EXIT_INVALID
     print(answer.text)
     return EXIT_OK
+
+
+def _how_to_check(port: str) -> str:
+    return f"run `euchre-referee status --port {port}` to see whether it was kept"
+
+
+def _entry_lost(link: DeviceLink, request: str, tag: str, lost: str) -> int:
+    """An ``enter`` whose answer did not come: ask the device's status once
+    (again only if that answer is lost too), which keeps the answers to the
+    last tagged entries (``enter_answers``), and say truthfully what became of
+    it: exit 0 when it was kept, 1 when it was refused, 2 when that cannot be
+    told."""
+    answer: str | None = None
+    try:
+        status = link.ask("status json")
+        if status.ok:
+            found = json.loads(status.text).get("enter_answers", {}).get(tag)
+            answer = found if isinstance(found, str) else None
+    except (LinkError, ValueError, AttributeError):
+        answer = None
+    word, _, text = (answer or "").partition(" ")
+    if word == "ok":
+        print(f"euchre-referee: {lost}; the device's status says '{request}' was kept",
+              file=sys.stderr)
+        print(text)
+        return EXIT_OK
+    if word == "error":
+        print(f"euchre-referee: {lost}; the device's status says '{request}' was refused:",
+              file=sys.stderr)
+        print(text, file=sys.stderr)
+        return EXIT_INVALID
+    return _fail(f"{lost}; whether '{request}' was kept is not known: "
+                 f"{_how_to_check(link.port_name)}")
 
 
 def follow(link: DeviceLink, out: TextIO, *, stop: Callable[[], bool] = lambda: False,
