@@ -105,10 +105,16 @@ def send(args: argparse.Namespace) -> int:
         print(f"{path}: {error}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        with _connect(args) as link:
-            answer = link.replay(lines, load=args.load)
+        link = _connect(args)
     except LinkError as error:
         return _fail(str(error))
+    with link:
+        try:
+            answer = link.replay(lines, load=args.load)
+        except LinkError as error:
+            again = ("; sending it again stores no game twice (a game kept already is not "
+                     "stored again)" if args.load else "")
+            return _fail(_link_words(link, error) + again)
     if not answer.ok or not answer.lines:
         return _fail(f"the device refused the log: {answer.text}")
     try:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from support.serial_kit import ROOT, TIMEOUT, Device, cabled, wait_for
+from support.serial_kit import FULL_GAME, ROOT, TIMEOUT, Device, cabled, wait_for
 
 from euchre_core import parse_event
 from firmware.link.client import DeviceLink, NoAnswer, port_users
@@ -238,6 +238,30 @@ def test_status_and_export_ask_again_when_another_program_took_the_answer(
         assert out.splitlines()[:2] == ["game=1", "phase=setup"]
     else:
         assert out == "euchre-log 1\nplayers N=Ragnar E=Sigríður S=South W=Anna\n"
+
+
+def test_a_load_whose_verdict_another_program_took_can_be_sent_again(
+        cable: tuple[Device, str, Reader], tmp_path: Path) -> None:
+    device, port, reader = cable
+    log = tmp_path / "game.log"
+    log.write_bytes(FULL_GAME.read_bytes())
+    gate = Gate(device, lambda line: " ok begin " in line)
+    client = laptop("send", "--port", port, "--load", "--timeout", "1", str(log))
+    try:
+        taken_by_reader(reader, gate, client, "ok end")
+        out, err = client.communicate(timeout=TIMEOUT)
+    finally:
+        gate.open()
+        client.kill()
+    assert (client.returncode, out) == (2, "")
+    assert err == (f"euchre-referee: {port}: no answer from the device within 1 s: "
+                   f"{reader.words}; sending it again stores no game twice (a game kept "
+                   "already is not stored again)\n")
+    again = laptop("send", "--port", port, "--load", str(log))
+    out, err = again.communicate(timeout=TIMEOUT)
+    assert (again.returncode, err) == (0, "")
+    assert out.splitlines()[-1] == ("not stored again: game 2 was already kept (the same "
+                                    "lines); the current game is still game 2")
 
 
 def test_no_answer_at_all_names_the_program_that_has_the_port(tmp_path: Path) -> None:
