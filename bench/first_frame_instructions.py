@@ -14,9 +14,10 @@ run once to warm the caches and once under ``valgrind --tool=callgrind``
 - ``python -c pass`` in that venv;
 - **run to first frame**: ``euchre-referee run`` as on a Pi with an empty
   config file and a fresh state directory, buttons on gpiozero's mock pins, the
-  OLED (SSD1306) on a recording I2C bus (on a Pi the same bytes go to
-  ``/dev/i2c-1`` by ``os.write``, after one ``ioctl``), to the first whole frame and the
-  display turned on (``tests/support/pi_start_child.py``); and the same
+  panel the checkout's default (here the SSD1309 on luma's ``spi``, its
+  ``spidev`` and ``RPi.GPIO`` two small stand-ins; before, an SSD1306 on a
+  recording I2C bus), to the first whole frame on the panel
+  (``tests/support/pi_start_child.py`` of the checkout counted); and the same
   **resuming** a game (a journal holding a whole game to 10 but its last trick);
 - **referee on dummy**: ``latency_bench.py``'s program (import the firmware,
   build the Referee on luma's ``dummy`` device, draw the first frame), and the

@@ -63,7 +63,7 @@ from support.app_kit import SEATS_GAME, SEATS_JOURNAL  # noqa: E402  (74 presses
 
 from euchre_core import Team  # noqa: E402
 from firmware.app import Referee  # noqa: E402
-from firmware.config import Config  # noqa: E402
+from firmware.config import CareConfig, Config  # noqa: E402
 
 STORE_MODULE = ("firmware.journal" if importlib.util.find_spec("firmware.journal") is not None
                 else "firmware.store")  # the journal moves into a package of its own
@@ -203,8 +203,10 @@ class Table:
         from firmware.pi.run import build_inputs, open_display
 
         # No frame comes by itself while a press is timed: a message stays up,
-        # and no result screen shows (so no press only dismisses one).
-        self.config = config or Config(state_dir=state_dir, result_s=0.0, message_s=3600.0)
+        # no result screen shows (so no press only dismisses one), and the
+        # screen's care neither dims nor moves the picture.
+        self.config = config or Config(state_dir=state_dir, result_s=0.0, message_s=3600.0,
+                                       care=CareConfig(0, 0, 0, 0))
         self.file = SpiPanel(self.config.display.gpio_DC)
         with panel_on(self.file):
             self.display = open_display(self.config)
@@ -357,7 +359,10 @@ import time
 t_start = time.perf_counter()
 import pathlib, sys
 import luma.core.device
-from drivers import Panel
+try:
+    from drivers import Panel
+except ImportError:  # a checkout before the display went through luma (--root)
+    from drivers import PageDiffDisplay as Panel
 from firmware.app import Referee
 from firmware.config import Config
 from {STORE_MODULE} import Store

@@ -3,26 +3,29 @@
     apt-get install valgrind                 # once
     .venv/bin/python bench/press_instructions.py [--games 2] [--root DIR] [--here]
 
-Wall times on shared machines are noisy; instruction counts are not.  A child
-process plays ``--games`` whole games (``SEATS_GAME`` of the tests, 74 presses,
-each next game started from the winner screen by W, OK: every game the same)
-on ``latency_bench.py``'s table: ``euchre-referee run``'s wiring on gpiozero's
-mock pins, the main loop in its own thread, the OLED's i2c-dev file a socket
-pair.  Counted for each press, all threads together: from just before the
-pin's edge (``drive_low``) until the bench sees the main loop's pass done —
-the pin's callback and debounce, the queue, the flow, the journal's commit and
-its record of acknowledged lines, the view, the frame, the writes to the
-panel, and the bench's own wake-up (a condition variable, a few thousand
-instructions).  The release, the lockout's sleep and the reading back of the
-panel's bytes fall between the counts.  It runs under ``valgrind
---tool=callgrind --dump-before=os_getppid`` and calls ``os.getppid()`` at
-each end of each press, so callgrind writes one count per press; the main
-loop waits an hour for an event (not 0.5 s), so no idle pass lands in a count.
+Wall times on shared machines are noisy; instruction counts are not. A child
+process plays ``--games`` whole games (``SEATS_GAME`` of the tests, 74
+presses, each next game started from the winner screen by W, OK: every game
+the same) on ``latency_bench.py``'s table: ``euchre-referee run``'s wiring on
+gpiozero's mock pins, the main loop in its own thread, the panel luma's
+SSD1309 on its ``spi`` (``spidev`` and ``RPi.GPIO`` a stand-in). Counted for
+each press, all threads together: from just before the pin's edge
+(``drive_low``) until the bench sees the main loop's pass done — the pin's
+callback and debounce, the queue, the flow, the journal's commit and its
+record of acknowledged lines, the view, the frame, the writes to the panel,
+and the bench's own wake-up (a condition variable, a few thousand
+instructions). The release, the lockout's sleep and the reading back of the
+panel's bytes fall between the counts. It runs under ``valgrind
+--tool=callgrind --dump-before=os_getppid`` and calls ``os.getppid()`` at each
+end of each press, so callgrind writes one count per press; the main loop
+waits an hour for an event (not 0.5 s), so no idle pass lands in a count.
 
 The child runs in a plain install of the checkout (``bench/plain.py``, as a
 Pi has it), unless ``--here``.  ``--root`` counts another checkout (installed
 the same way; it needs ``firmware.pi.run``'s ``open_display`` and
-``build_inputs``) beside this one: ``git worktree add /tmp/old REV``.
+``build_inputs``, and a default panel on SPI) beside this one: ``git worktree
+add /tmp/old REV``.  A checkout from before the panel went through luma is
+counted by its own copy of this script (``python /tmp/old/bench/press_instructions.py``).
 """
 
 from __future__ import annotations

@@ -219,10 +219,14 @@ def check_panel(settings: PanelSettings, frame_size: tuple[int, int]) -> tuple[i
                                 f"({error})") from None
     size = (int(device.width), int(device.height))
     if _scale(size, frame_size) == 0:
-        hint = (" (rotate = 1 or 3 turns it on its side: rotate 0 or 2)"
-                if settings.rotate % 2 else "")
+        turned = _scale((size[1], size[0]), frame_size) > 0  # it fits the other way up
+        keys = "display.rotate" if turned else "display.width, display.height"
+        hint = ""
+        if turned:
+            hint = (" (rotate = 1 or 3 turns it on its side: rotate 0 or 2)" if settings.rotate % 2
+                    else " (rotate = 1 or 3 stands it the other way)")
         raise DriverConfigError(
-            f"display.rotate: the screens are {frame_size[0]}x{frame_size[1]}; "
+            f"{keys}: the screens are {frame_size[0]}x{frame_size[1]}; "
             f"a {settings.width}x{settings.height} {settings.controller} turned {settings.rotate} "
             f"is {size[0]}x{size[1]} and cannot show them{hint}")
     return size

@@ -1,7 +1,7 @@
 """The referee on a Raspberry Pi: the hardware wiring and the ``run`` command
 (:mod:`.run`), the systemd notifications (:mod:`.systemd`).  Importing this
-package is cheap; ``run`` imports gpiozero, after its first frame (the OLED is
-driven through Linux's i2c-dev file, without luma or Pillow)."""
+package is cheap; ``run`` imports luma and Pillow for the panel, and
+gpiozero after its first frame."""
 
 from __future__ import annotations
 

@@ -155,7 +155,8 @@ def test_a_panel_on_its_side_fits_when_it_is_tall() -> None:
     assert check_panel(PanelSettings(controller="sh1107", width=64, height=128, rotate=1),
                        FRAME) == (128, 64)
     with pytest.raises(DriverConfigError, match="^display.rotate: the screens are 128x64; "
-                       "a 64x128 sh1107 turned 0 is 64x128 and cannot show them$"):
+                       "a 64x128 sh1107 turned 0 is 64x128 and cannot show them "
+                       r"\(rotate = 1 or 3 stands it the other way\)$"):
         check_panel(PanelSettings(controller="sh1107", width=64, height=128), FRAME)
 
 

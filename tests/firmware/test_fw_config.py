@@ -120,8 +120,8 @@ def test_the_display_is_any_panel_luma_has_in_luma_s_names() -> None:
     ({"width": 96}, "display.width, display.height: luma.oled's ssd1309 has no 96x64 panel "
                     "(Unsupported display mode: 96 x 64)"),
     ({"height": 32, "controller": "ssd1306"},
-     "display.rotate: the screens are 128x64; a 128x32 ssd1306 turned 0 is 128x32 and cannot "
-     "show them"),
+     "display.width, display.height: the screens are 128x64; a 128x32 ssd1306 turned 0 is "
+     "128x32 and cannot show them"),
     ({"rotate": 1}, "display.rotate: the screens are 128x64; a 128x64 ssd1309 turned 1 is 64x128 "
                     "and cannot show them (rotate = 1 or 3 turns it on its side: rotate 0 or 2)"),
     ({"rotate": 5}, "display.rotate: 0, 1, 2 or 3 quarter turns clockwise, not 5"),
