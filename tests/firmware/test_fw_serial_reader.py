@@ -259,7 +259,9 @@ def test_a_load_whose_verdict_another_program_took_can_be_sent_again(
                    "already is not stored again)\n")
     again = laptop("send", "--port", port, "--load", str(log))
     out, err = again.communicate(timeout=TIMEOUT)
-    assert (again.returncode, err) == (0, "")
+    assert again.returncode == 0
+    assert all(line.startswith("euchre-referee: the device is working: ")
+               for line in err.splitlines())  # progress, on a slow machine
     assert out.splitlines()[-1] == ("not stored again: game 2 was already kept (the same "
                                     "lines); the current game is still game 2")
 
