@@ -36,7 +36,7 @@ from euchre_core.log import HEADER
 from firmware.app import Referee
 from firmware.config import Config
 from firmware.journal import Store
-from firmware.link.protocol import DEFAULT_BAUDRATE
+from firmware.link.protocol import DEFAULT_BAUDRATE, EVENT, WORKING
 from firmware.link.service import SerialService
 
 __all__ = ["ROOT", "FULL_GAME", "TIMEOUT", "Device", "Host", "answer_bytes", "cabled",
@@ -210,6 +210,10 @@ class Host:
         self._buffer = b""
         self.events: list[str] = []
         """Live-feed lines (``event LINE``: the LINE) seen while reading answers."""
+        self.progress: list[str] = []
+        """Progress lines (``[@TAG ]working TEXT``, whole) seen while reading answers:
+        a request that takes long (a long ``replay load``, a slow machine) is
+        said to be under way about once a second, before its answer."""
         if sync:
             try:
                 self.sync()
@@ -273,12 +277,17 @@ class Host:
         return body
 
     def answer(self, timeout: float = TIMEOUT) -> list[str]:
-        """The next answer's lines (events skipped): one line, or a whole frame."""
-        first = self.line(timeout)
-        while first.startswith("event "):
-            self.events.append(first[6:])
+        """The next answer's lines (feed and progress lines set aside): one line,
+        or a whole frame."""
+        while True:
             first = self.line(timeout)
-        head = first.split(" ", 1)[1] if first.startswith("@") else first  # a tagged answer
+            head = first.split(" ", 1)[1] if first.startswith("@") else first  # a tagged answer
+            if first.startswith(EVENT):
+                self.events.append(first[len(EVENT):])
+            elif head.startswith(WORKING):
+                self.progress.append(first)
+            else:
+                break
         if not head.startswith("ok begin "):
             return [first]
         count = int(head.split()[2])
