@@ -170,7 +170,13 @@ class Referee:
     """Seconds between retries of a failing journal while nothing is entered."""
 
     def _notice_journal(self, store: Store) -> None:
-        """The notice (screen) and notes (link) for what the store found at open."""
+        """The notice (screen) and notes (link) for what the store found at open
+        (the most serious last: it is the one the screen shows)."""
+        if store.rolled_back is not None:
+            self.notice = ("Journal repaired", (
+                "A write cut short by a power cut was rolled back.",
+                "Nothing confirmed was in it."))
+            self.notes.append(f"journal repaired: {store.rolled_back}")
         if store.moved_aside is not None:
             self.notice = (
                 "Journal unreadable",

@@ -1,6 +1,7 @@
 """The check of the journal's files at open, before anything is written.
 
-Through a read-only connection: SQLite's ``quick_check``, our schema, the
+Through a read-only connection: SQLite's ``quick_check``, our schema (each
+table's SQL as ``schema`` makes it, nothing else in ``sqlite_master``), the
 types and the line numbering (a journal that fails these cannot be read at
 all: ``sqlite3.DatabaseError``), then each line's chained CRC and the record
 of acknowledged lines (damage: kept in the :class:`Audit`, with what can
@@ -17,6 +18,7 @@ from typing import NamedTuple
 from .acks import Acked, read_acks
 from .chain import chain_crc, setting_crc
 from .files import ACKS_NAME, decode
+from .schema import same_to_sqlite, table_forms
 
 
 class Damage(NamedTuple):
@@ -40,6 +42,7 @@ class Audit:
     game's lines up to its first damaged one."""
 
     def __init__(self) -> None:
+        self.tables: set[str] = set()
         self.rows = 0
         self.tail_crc = 0
         self.legacy = False
@@ -61,8 +64,9 @@ def audit_journal(read_only: Callable[[], sqlite3.Connection], acks: Path) -> Au
     record ``acks``:
     SQLite's ``quick_check``, our schema, the types, the line numbering
     (raise ``sqlite3.DatabaseError`` if it is not a journal that can be
-    read), then each line's CRC and the record of acknowledged lines
-    (damage, in the audit).
+    read; whatever else reading it raises means the same to the caller),
+    then each line's CRC and the record of acknowledged lines (damage, in
+    the audit).
 
     Read-only, so that a bad journal is found exactly as it was: a
     read-write connection that fails to read the database still
@@ -79,14 +83,13 @@ def audit_journal(read_only: Callable[[], sqlite3.Connection], acks: Path) -> Au
         check = ro.execute("PRAGMA quick_check").fetchone()
         if check is None or check[0] != b"ok":
             raise sqlite3.DatabaseError(f"quick_check: {check}")
-        tables = {name.decode() for (name,) in ro.execute(
-            "SELECT name FROM sqlite_master WHERE type='table'")}
-        # Our schema (any table may be missing yet: the schema script
-        # commits one table at a time), every value of the type we wrote,
-        # and each game's lines numbered 0, 1, 2... with no gap.
+        tables = audit.tables = _check_schema(ro, audit)
+        # Our schema (a table may be missing from a journal made before the
+        # journal was made whole: the store makes it), every value of the
+        # type we wrote, and each game's lines numbered 0, 1, 2... with no gap.
         columns = {}
         for table in tables & {"games", "lines", "settings"}:
-            columns[table] = {row[1].decode() for row in ro.execute(
+            columns[table] = {row[1].decode().lower() for row in ro.execute(
                 f"PRAGMA table_info({table})")}
         if "games" in tables:
             ro.execute("SELECT id, created, flow FROM games LIMIT 0")
@@ -142,6 +145,34 @@ def _check_settings(ro: sqlite3.Connection, audit: Audit, has_crc: bool) -> None
             audit.damage.append(f"setting {name} altered")
             continue
         audit.settings.append((name, decode(value)))
+
+
+def _check_schema(ro: sqlite3.Connection, audit: Audit) -> set[str]:
+    """The tables in ``sqlite_master``, each exactly as ours (``schema``),
+    nothing else; any of them may be missing (made at open).  A table whose
+    SQL differs from ours only where SQLite does not read a difference (the
+    case of a letter, one whitespace for another) is damage: read as ours,
+    then kept aside and written afresh.  Anything else cannot be read as a
+    journal (``sqlite3.DatabaseError``)."""
+    forms = table_forms()
+    tables = set()
+    for kind, name, table, sql, types in ro.execute(
+            "SELECT type, name, tbl_name, sql, typeof(type) || typeof(name) || "
+            "typeof(tbl_name) || typeof(sql) || typeof(rootpage) FROM sqlite_master"):
+        text = decode(name).lower() if isinstance(name, bytes) else str(name)
+        if types != b"texttexttexttextinteger" or text not in forms:
+            raise sqlite3.DatabaseError(f"not the referee's tables: {text!r}")
+        ours = forms[text]
+        if kind == b"table" and name == table and sql in ours:
+            tables.add(text)
+            continue
+        if (kind.lower() != b"table" or name.lower() != table.lower()
+                or same_to_sqlite(sql) not in {same_to_sqlite(form) for form in ours}):
+            raise sqlite3.DatabaseError(f"not the referee's tables: {text!r} is not as it "
+                                        "makes it")
+        audit.damage.append(f"the table {text} altered")
+        tables.add(text)
+    return tables
 
 
 def _check_acks(audit: Audit, acked: Acked | None,

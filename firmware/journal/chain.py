@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 import zlib
 
+from .schema import CRC_COLUMN
+
 
 def chain_crc(previous: int, game_id: int, seq: int, text: bytes) -> int:
     """The CRC-32 a stored line carries: its game, number and UTF-8 text,
@@ -28,7 +30,7 @@ def add_crcs(tx: sqlite3.Connection) -> None:
     for table in ("lines", "settings"):
         names = {row[1] for row in tx.execute(f"PRAGMA table_info({table})")}
         if "crc" not in names:
-            tx.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER NOT NULL DEFAULT 0")
+            tx.execute(f"ALTER TABLE {table} ADD COLUMN {CRC_COLUMN}")
     previous = 0
     rows = tx.execute("SELECT game_id, seq, CAST(text AS BLOB) FROM lines "
                       "ORDER BY game_id, seq").fetchall()

@@ -104,7 +104,8 @@ def fault_words(state_dir: Path, error: BaseException) -> str:
     """Why the journal in ``state_dir`` cannot be written, in words for the table.
 
     SQLite's own codes say little (a read-only card is an I/O error to it), so
-    the card is asked too: mounted read-only?  space left?  may we write?"""
+    the card is asked too: mounted read-only?  space left?  may we write?
+    "Read-only" is said only of a card that is (EROFS, or mounted so)."""
     code = getattr(error, "sqlite_errorcode", None)
     primary = None if code is None else code & 0xFF
     where = state_dir if state_dir.exists() else state_dir.parent
@@ -121,7 +122,13 @@ def fault_words(state_dir: Path, error: BaseException) -> str:
             where, os.W_OK):
         return f"no permission to write in {where}"
     if primary == _READONLY:
-        return "the journal is read-only"
+        # Not the card (asked above): a file of the journal this user may
+        # not write (made by another user), or SQLite's own refusal.
+        for suffix in ("", "-wal", "-shm"):
+            path = Path(str(state_dir / JOURNAL_NAME) + suffix)
+            if path.exists() and not os.access(path, os.W_OK):
+                return f"no permission to write {path}"
+        return f"the journal cannot be written ({error})"
     if (state_dir / JOURNAL_NAME).is_dir():
         return f"{state_dir / JOURNAL_NAME} is a directory, not a journal"
     if primary == _IOERR or number == errno.EIO:

@@ -18,10 +18,13 @@ checkpointed or deleted nothing yet (``audit``): a journal found damaged is
 kept aside byte for byte (``aside``), then a fresh journal is written with what
 could be trusted (each game up to its first damaged line) and ``damage`` says
 what was recovered, for the screen and the serial link.  A journal that
-cannot be read at all is moved aside and a fresh one started (``moved_aside``
-says where it went).  Errors of the surroundings rather than of the file
-(locked, read-only, permission, I/O, disk full) do not move anything: they
-raise :class:`JournalError` naming the cause (``faults``).
+cannot be read at all (not a database, tables that are not ours, anything the
+check cannot read) is moved aside and a fresh one started (``moved_aside``
+says where it went).  A write of SQLite's cut short by a power cut (a hot
+rollback journal) is rolled back first (``rolled_back``).  Errors of the
+surroundings rather than of the file (locked, read-only, permission, I/O,
+disk full) do not move anything: they raise :class:`JournalError` naming the
+cause (``faults``).  A fresh journal is made whole or not at all (``schema``).
 
 One referee per state directory (``lock``); ``Store(dir, readonly=True)``
 takes no lock and never writes (the ``games`` command).
@@ -63,28 +66,17 @@ from .games import (
     replayed,
 )
 from .lock import lock_state_dir, unlock
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    created REAL NOT NULL,
-    flow TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS lines (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    crc INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (game_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS settings (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,
-    crc INTEGER NOT NULL DEFAULT 0
-) WITHOUT ROWID;
-"""
+from .schema import SCHEMA, hot_journal, make_journal, remove_unfinished
 
 T = TypeVar("T")
+
+
+class _Unreadable(Exception):
+    """The journal's files cannot be read as a journal (``error`` says why)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class Store:
@@ -103,6 +95,9 @@ class Store:
         """A damaged journal found at open: kept aside, what was recovered."""
         self.unchecked: str | None = None
         """Why the journal could not be checked against the record (no record)."""
+        self.rolled_back: str | None = None
+        """A write of SQLite's cut short (a hot rollback journal) was rolled
+        back at open: the sentence that says so."""
         self._lock_fd: int | None = None
         self._shm_found: bytes | None = None
         self._acks: AckFile | None = None
@@ -130,15 +125,14 @@ class Store:
         shm = Path(str(self.path) + "-shm")
         try:
             self.moved_aside = set_aside_orphans(self.state_dir)
+            remove_unfinished(self.path)
             # The -shm as it was: reading the journal may rebuild that index.
             self._shm_found = shm.read_bytes() if shm.exists() else None
-            audit = self._audit() if self.path.exists() else Audit()
-        except sqlite3.DatabaseError as error:
-            if not is_unreadable(error):
-                raise not_opened(self.state_dir, error) from error
-            self.moved_aside = move_aside(self.state_dir, error)
+            audit = self._checked_audit()
+        except _Unreadable as bad:
+            self.moved_aside = move_aside(self.state_dir, bad.error)
             audit = Audit()
-        except OSError as error:
+        except (sqlite3.DatabaseError, OSError, MemoryError) as error:
             raise not_opened(self.state_dir, error) from error
         try:
             if audit.damage:
@@ -156,7 +150,54 @@ class Store:
             raise not_opened(self.state_dir, error) from error
         return db
 
+    def _checked_audit(self) -> Audit:
+        """The journal's files checked (read-only), a write cut short rolled
+        back first.  Raises :class:`_Unreadable` when they cannot be read as
+        a journal: any error of SQLite's that is the file's, and any other
+        exception the check raises (bytes no journal of ours holds, that
+        SQLite still hands over); OSError and SQLite's errors of the
+        surroundings (locked, read-only, I/O) as they are."""
+        if not self.path.exists():
+            return Audit()
+        try:
+            if hot_journal(self.path):
+                self._roll_back()
+            return self._audit()
+        except (OSError, MemoryError):
+            raise
+        except sqlite3.DatabaseError as error:
+            if is_unreadable(error):
+                raise _Unreadable(error) from error
+            raise
+        except Exception as error:  # noqa: BLE001 - whatever the bytes made the check raise
+            raise _Unreadable(sqlite3.DatabaseError(
+                f"the check could not read it ({type(error).__name__}: {error})")) from error
+
+    def _roll_back(self) -> None:
+        """Roll back a write of SQLite's cut short (a hot rollback journal):
+        the first read of a read-write connection does it.  Beside a -wal
+        holding frames (no state of the referee's), neither can be trusted:
+        unreadable."""
+        name = f"{JOURNAL_NAME}-journal"
+        wal = Path(str(self.path) + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise sqlite3.DatabaseError(f"{name}, a write cut short, beside a -wal")
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        finally:
+            db.close()
+        if hot_journal(self.path):
+            raise sqlite3.DatabaseError(f"{name}, a write cut short, could not be rolled back")
+        self.rolled_back = (f"a write cut short by a power cut ({name}) was rolled back: "
+                            "nothing acknowledged was in it")
+
     def _open(self) -> sqlite3.Connection:
+        """The journal, read-write (made whole first where there is none)."""
+        wal = Path(str(self.path) + "-wal")
+        if not self.path.exists() or (self.path.stat().st_size == 0 and not (
+                wal.exists() and wal.stat().st_size > 0)):
+            make_journal(self.path)
         db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None,
                              check_same_thread=False)
         try:
@@ -165,7 +206,7 @@ class Store:
             db.text_factory = decode
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
-            db.executescript(_SCHEMA)
+            db.executescript(SCHEMA)
         except sqlite3.DatabaseError:
             db.close()
             raise
@@ -186,13 +227,22 @@ class Store:
         so it neither checkpoints nor deletes the -wal."""
         if not self.path.is_file():
             raise JournalError(f"no journal in {self.state_dir}")
+        if hot_journal(self.path):
+            raise JournalError(
+                f"{self.path}: a write was cut short by a power cut ({JOURNAL_NAME}-journal): "
+                "the referee rolls it back when it next starts; until then it cannot be read")
         try:
             audit = self._audit()
             db = sqlite3.connect(self._read_only_uri(), uri=True,
                                  timeout=self.busy_timeout, check_same_thread=False)
             db.text_factory = decode
-        except sqlite3.DatabaseError as error:
+        except MemoryError as error:
             raise JournalError(f"{self.path}: cannot be read ({error})") from error
+        except Exception as error:  # noqa: BLE001 - SQLite's, or whatever the bytes made the check raise
+            raise JournalError(f"{self.path}: cannot be read ({error})") from error
+        if not {"games", "lines"} <= audit.tables:
+            db.close()
+            raise JournalError(f"{self.path}: holds no games (its tables were never made)")
         if audit.damage:
             self.damage = audit.damage_found(self.path)
         self.unchecked = audit.unchecked if audit.rows else None
