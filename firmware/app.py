@@ -177,6 +177,19 @@ class Referee:
                 "A write cut short by a power cut was rolled back.",
                 "Nothing confirmed was in it."))
             self.notes.append(f"journal repaired: {store.rolled_back}")
+        if store.record_damaged is not None:
+            self.notice = ("Record damaged", (
+                "journal.acks, the record of confirmed lines, was damaged.",
+                "Every line was checked and kept."))
+            self.notes.append(store.record_damaged)
+        if store.unconfirmed is not None:
+            said = store.unconfirmed.entries()
+            self.notice = ("Entry left out", (
+                f"{said[0].upper()}{said[1:]} never confirmed",
+                "(refused, or the power went first):",
+                "left out." if store.unconfirmed.kept_as else "not shown.",
+                "Check the score."))
+            self.notes.append(store.unconfirmed.sentence())
         if store.moved_aside is not None:
             self.notice = (
                 "Journal unreadable",

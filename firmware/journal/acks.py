@@ -5,7 +5,12 @@ It knows how many lines were acknowledged and the chain's CRC at the last of
 them: a small preallocated file of 16-byte records, each written and fsynced
 after its commit and before the acknowledgement.  A journal shorter than that
 (a damaged -wal that SQLite silently stops reading at, a truncated file) or
-whose chain does not end on that CRC is found at open (see ``audit``).
+whose chain does not end on that CRC is found at open (see ``audit``); lines
+beyond it were never acknowledged (a commit refused, or the power gone before
+its record was kept), and are left out.
+
+A record is 16 bytes at a multiple of 16 (never across a sector): one that
+does not check is damage, never a torn write.
 """
 
 from __future__ import annotations
@@ -35,11 +40,29 @@ class Acked(NamedTuple):
 
 
 def read_acks(path: Path) -> Acked | None:
-    """The last good record in ``path`` (None: no such file)."""
+    """The last good record in ``path`` (None: no such file).
+
+    The file as the store writes it: whole chunks of :data:`_ACKS_CHUNK`
+    bytes (one torn while it was being added holds zeros only), records
+    from the first byte on, each checking, the counts never going down, only
+    zeros after the last.  Anything else is damage (``problem``), with the
+    last good record before it: the file was cut or altered, and the lines
+    beyond it cannot be told from lines never acknowledged."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
+    if data[:_RECORD.size].strip(b"\0") == b"":
+        return Acked(0, 0, f"{ACKS_NAME} holds no record")
+    torn = len(data) % _ACKS_CHUNK
+    if torn and data[-torn:].strip(b"\0"):
+        return _damaged(data[:len(data) - len(data) % _RECORD.size], len(data))
+    return _damaged(data, None)
+
+
+def _damaged(data: bytes, cut: int | None) -> Acked:
+    """The last good record of ``data``, and its damage (``cut``: the file's
+    length, which is not the store's)."""
     best = Acked(0, 0)
     ended = False
     for offset in range(0, len(data) - len(data) % _RECORD.size, _RECORD.size):
@@ -49,13 +72,10 @@ def read_acks(path: Path) -> Acked | None:
             continue
         count, crc, check = _RECORD.unpack(chunk)
         if check != zlib.crc32(chunk[:12]) or ended or count < best.lines:
-            # A torn last record (never fsynced, so never acknowledged) is
-            # followed by zeros only; anything after it means damage.
-            rest = data[offset + _RECORD.size:]
-            if rest.strip(b"\0"):
-                return Acked(best.lines, best.crc, f"{ACKS_NAME} damaged at byte {offset}")
-            return best
+            return Acked(best.lines, best.crc, f"{ACKS_NAME} damaged at byte {offset}")
         best = Acked(count, crc)
+    if cut is not None:
+        return Acked(best.lines, best.crc, f"{ACKS_NAME} cut short ({cut} bytes)")
     return best
 
 
@@ -101,11 +121,22 @@ class AckFile:
 
     def record(self, count: int, crc: int) -> None:
         """Make ``count`` lines ending in ``crc`` the acknowledged ones, durably
-        (nothing when that is already the last record)."""
+        (nothing when that is already the last record).  OSError: they are
+        not (the store refuses their entry)."""
         if (count, crc) == self.last:
             return
-        os.pwrite(self.fd, self._pack(count, crc), self.next)
-        os.fdatasync(self.fd)
+        try:
+            os.pwrite(self.fd, self._pack(count, crc), self.next)
+            os.fdatasync(self.fd)
+        except OSError:
+            # Not acknowledged: the record is taken back where it can be (a
+            # restart reads the page cache, which the failed flush kept), and
+            # the next record goes in its place, so none is left between.
+            try:
+                os.pwrite(self.fd, bytes(_RECORD.size), self.next)
+            except OSError:
+                pass
+            raise
         self.next += _RECORD.size
         self.last = (count, crc)
 

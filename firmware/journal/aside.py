@@ -6,6 +6,10 @@ out of sequence, a schema that is not ours) goes to
 ``journal.sqlite3.damaged-STAMP`` (with the ``-shm`` as it was found); a
 ``-wal`` or record left without its journal to ``journal.sqlite3.orphan-STAMP``.
 Each with its ``-wal``, ``-shm`` and ``.acks``, and a ``.reason`` file saying why.
+Lines left out of a journal (never acknowledged) are written, each with its
+game and number, in ``journal.sqlite3.unconfirmed-STAMP.reason``; a damaged
+record of acknowledged lines alone (the journal fine) is kept as
+``journal.sqlite3.record-damaged-STAMP.acks``.
 """
 
 from __future__ import annotations
@@ -79,6 +83,32 @@ def keep_damaged(state_dir: Path, reason: str, shm_found: bytes | None) -> Path:
     _write_reason(state_dir, target, reason)
     fsync_dir(state_dir)
     return target
+
+
+def keep_unconfirmed(state_dir: Path, listing: str) -> Path:
+    """Write ``listing`` (the lines about to be left out of the journal, and
+    why) to ``journal.sqlite3.unconfirmed-STAMP.reason``, flushed; returns
+    that file's path."""
+    target = _aside_name(state_dir, "unconfirmed")
+    _write_reason(state_dir, target, listing)
+    fsync_dir(state_dir)
+    return state_dir / (target.name + ".reason")
+
+
+def keep_record(state_dir: Path, problem: str) -> Path:
+    """Copy a damaged ``journal.acks`` (the journal itself fine) to
+    ``journal.sqlite3.record-damaged-STAMP.acks`` with a ``.reason``, before
+    the store writes a fresh record; returns the copy's path."""
+    target = _aside_name(state_dir, "record-damaged")
+    copy = Path(str(target) + ".acks")
+    data = (state_dir / ACKS_NAME).read_bytes()
+    with open(copy, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    _write_reason(state_dir, target, problem)
+    fsync_dir(state_dir)
+    return copy
 
 
 def set_aside_orphans(state_dir: Path) -> Path | None:

@@ -5,7 +5,8 @@ table's SQL as ``schema`` makes it, nothing else in ``sqlite_master``), the
 types and the line numbering (a journal that fails these cannot be read at
 all: ``sqlite3.DatabaseError``), then each line's chained CRC and the record
 of acknowledged lines (damage: kept in the :class:`Audit`, with what can
-still be trusted).
+still be trusted; lines beyond the record: :class:`Unconfirmed`, never
+acknowledged; a damaged record alone: ``record_damaged``, every line kept).
 """
 
 from __future__ import annotations
@@ -36,13 +37,53 @@ class Damage(NamedTuple):
                 f"recovered {self.recovered} of {self.acknowledged} lines")
 
 
+class Unconfirmed(NamedTuple):
+    """Lines the journal holds beyond the record of acknowledged lines: never
+    acknowledged (their commit refused, or the power gone before their record
+    was kept), so never part of the game."""
+
+    last: tuple[int, int] | None
+    """The last acknowledged line (game, seq); None: there is none."""
+    lines: list[tuple[int, int, str]]
+    """Each line beyond it: game, seq, text."""
+    games: frozenset[int]
+    """The games made by them (their first line is beyond it)."""
+    kept_as: Path | None = None
+    """Where they were written before they were left out (None: not left
+    out, only not shown: a journal opened read-only)."""
+
+    def entries(self) -> str:
+        """``the last entry (trick W) was`` / ``the last 3 entries (a … c) were``."""
+        texts = [text for _, _, text in self.lines]
+        if len(texts) == 1:
+            return f"the last entry ({texts[0]}) was"
+        return f"the last {len(texts)} entries ({texts[0]} … {texts[-1]}) were"
+
+    def sentence(self) -> str:
+        """What happened, in one line (``status``, the log)."""
+        said = (f"{self.entries()} never confirmed (refused, or the power went first): "
+                f"{'left out' if self.kept_as else 'not shown'}")
+        return said + (f"; kept in {self.kept_as.name}" if self.kept_as else "")
+
+    def listing(self, acknowledged: int) -> str:
+        """The ``.reason`` file's text: why, then each line left out."""
+        count = len(self.lines)
+        return "\n".join([
+            f"{count} line{'s' if count != 1 else ''} beyond the record of acknowledged "
+            f"lines ({ACKS_NAME}: {acknowledged}), never confirmed, left out of the journal:",
+            *(f"game {game_id} line {seq + 1}: {text}" for game_id, seq, text in self.lines)])
+
+
 class Audit:
     """The journal as the read-only check found it: ``legacy`` when written
     before lines carried CRCs (nothing to check them against); ``good`` each
-    game's lines up to its first damaged one."""
+    game's lines up to its first damaged one (and the last acknowledged)."""
 
     def __init__(self) -> None:
         self.tables: set[str] = set()
+        self.unconfirmed: Unconfirmed | None = None
+        self.record_damaged: str | None = None
+        """The record of acknowledged lines is damaged (the journal may not be)."""
         self.rows = 0
         self.tail_crc = 0
         self.legacy = False
@@ -65,8 +106,8 @@ def audit_journal(read_only: Callable[[], sqlite3.Connection], acks: Path) -> Au
     SQLite's ``quick_check``, our schema, the types, the line numbering
     (raise ``sqlite3.DatabaseError`` if it is not a journal that can be
     read; whatever else reading it raises means the same to the caller),
-    then each line's CRC and the record of acknowledged lines (damage, in
-    the audit).
+    then each line's CRC and the record of acknowledged lines (damage, the
+    lines beyond the record, a damaged record: in the audit).
 
     Read-only, so that a bad journal is found exactly as it was: a
     read-write connection that fails to read the database still
@@ -177,23 +218,53 @@ def _check_schema(ro: sqlite3.Connection, audit: Audit) -> set[str]:
 
 def _check_acks(audit: Audit, acked: Acked | None,
                 read_only: Callable[[], sqlite3.Connection]) -> None:
-    """The journal against ``journal.acks``: at least as many lines, and
-    the chain's CRC where the record ends."""
+    """The journal against ``journal.acks``: at least as many lines, the
+    chain's CRC where the record ends, and the lines beyond it (never
+    acknowledged: unconfirmed, and out of what can be trusted).  A damaged
+    record keeps every line whose CRC holds (``record_damaged``)."""
     audit.acknowledged = audit.rows
     if audit.legacy:
         return
     if acked is None:
         audit.unchecked = f"no {ACKS_NAME}: the journal's length could not be checked"
         return
-    if acked.problem is not None:
-        audit.damage.append(acked.problem)
-    audit.acknowledged = max(acked.lines, audit.rows)
     if audit.rows < acked.lines:
+        audit.acknowledged = acked.lines
         audit.damage.append(f"{acked.lines - audit.rows} acknowledged lines missing")
-    elif acked.lines and not audit.damage:
-        crc = _crc_at(read_only, acked.lines)
-        if crc != acked.crc:
-            audit.damage.append("the lines do not match the record of acknowledged lines")
+    elif acked.lines and _crc_at(read_only, acked.lines) != acked.crc:
+        audit.damage.append("the lines do not match the record of acknowledged lines")
+    if acked.problem is not None:
+        if audit.damage:
+            audit.damage.append(acked.problem)
+        else:
+            audit.record_damaged = acked.problem
+        return
+    if audit.rows <= acked.lines:
+        return
+    audit.acknowledged = acked.lines
+    audit.unconfirmed = _beyond(read_only, acked.lines)
+    for game_id, seq, _ in audit.unconfirmed.lines:  # out of what is trusted
+        if game_id in audit.good and len(audit.good[game_id]) > seq:
+            del audit.good[game_id][seq:]
+    for game_id in audit.unconfirmed.games:
+        audit.good.pop(game_id, None)
+    audit.games = [game for game in audit.games if game[0] not in audit.unconfirmed.games]
+
+
+def _beyond(read_only: Callable[[], sqlite3.Connection], count: int) -> Unconfirmed:
+    """The lines after the first ``count`` (in game, seq order)."""
+    ro = read_only()
+    ro.text_factory = decode
+    try:
+        last = ro.execute("SELECT game_id, seq FROM lines ORDER BY game_id, seq "
+                          "LIMIT 1 OFFSET ?", (count - 1,)).fetchone() if count else None
+        rows = ro.execute("SELECT game_id, seq, text FROM lines ORDER BY game_id, seq "
+                          "LIMIT -1 OFFSET ?", (count,)).fetchall()
+    finally:
+        ro.close()
+    lines = [(int(game_id), int(seq), str(text)) for game_id, seq, text in rows]
+    return Unconfirmed(None if last is None else (int(last[0]), int(last[1])), lines,
+                       frozenset(game_id for game_id, seq, _ in lines if seq == 0))
 
 
 def _crc_at(read_only: Callable[[], sqlite3.Connection], count: int) -> int | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -65,17 +65,23 @@ def clean_log(game: Game, *, checksums: bool = False) -> str:
     return write_log(game, checksums=checksums)
 
 
-def backup_journal(db: sqlite3.Connection, target: Path) -> int:
+def backup_journal(db: sqlite3.Connection, target: Path, *,
+                   trim: Callable[[sqlite3.Connection], None] | None = None) -> int:
     """Copy the journal ``db``, consistently, to the single file ``target``
     with SQLite's backup API (written to a temporary beside it, fsynced,
-    then renamed); returns the number of lines in it."""
+    then renamed); returns the number of lines in it.  ``trim``: called on
+    the copy, in a transaction, before it is fsynced (lines to leave out)."""
     target = Path(target)
     temp = target.with_name(target.name + ".part")
     temp.unlink(missing_ok=True)
-    out = sqlite3.connect(temp)
+    out = sqlite3.connect(temp, isolation_level=None)
     try:
         db.backup(out)
         out.execute("PRAGMA journal_mode=DELETE")
+        if trim is not None:
+            out.execute("BEGIN")
+            trim(out)
+            out.execute("COMMIT")
         (count,) = out.execute("SELECT COUNT(*) FROM lines").fetchone()
     finally:
         out.close()

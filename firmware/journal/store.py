@@ -5,26 +5,40 @@ included), and the entry flow's position (UI state the events do not hold).
 Rules and names are the game's own ``rules``/``players`` lines.  Derived state
 (score, dealer, winner) is never stored: it is rebuilt by replaying the lines.
 
-``append`` returns only after the line is committed to disk, so the caller may
-acknowledge the entry (screen, serial link) once it returns.  A write that
-fails (a full or read-only card, the journal locked by another program)
-raises :class:`JournalWriteError`, whose text says the cause in words; nothing
-of it was kept.
+``append`` returns only after the line is committed to disk and recorded as
+acknowledged in ``journal.acks`` (both flushed), so the caller may acknowledge
+the entry (screen, serial link) once it returns.  A write that fails (a full
+or read-only card, the journal locked by another program, a flush the card
+refuses) raises :class:`JournalWriteError`, whose text says the cause in
+words; nothing of it is part of the journal:
+
+- a commit whose flush failed may still have left its frames in the -wal,
+  whole (SQLite does not count them, but would read them back after a
+  restart): they are beyond the record of acknowledged lines, so the next
+  start leaves them out (below);
+- a commit that was made but whose record could not be flushed is refused
+  too, and taken back by a compensating write (at once, else in the same
+  transaction as the next write: nothing is ever written on top of it, and
+  it is never read meanwhile).
 
 Each line carries a CRC chained to the one before (``chain``), and
 ``journal.acks`` records how many lines were acknowledged (``acks``).  At open
 the files are checked first with a read-only connection, so that SQLite has
-checkpointed or deleted nothing yet (``audit``): a journal found damaged is
-kept aside byte for byte (``aside``), then a fresh journal is written with what
-could be trusted (each game up to its first damaged line) and ``damage`` says
-what was recovered, for the screen and the serial link.  A journal that
-cannot be read at all (not a database, tables that are not ours, anything the
-check cannot read) is moved aside and a fresh one started (``moved_aside``
-says where it went).  A write of SQLite's cut short by a power cut (a hot
-rollback journal) is rolled back first (``rolled_back``).  Errors of the
-surroundings rather than of the file (locked, read-only, permission, I/O,
-disk full) do not move anything: they raise :class:`JournalError` naming the
-cause (``faults``).  A fresh journal is made whole or not at all (``schema``).
+checkpointed or deleted nothing yet (``audit``): lines beyond the record were
+never acknowledged (refused, or the power went before their record was kept)
+and are left out, written aside first (``unconfirmed`` says which); a damaged
+record alone, every line's CRC holding, keeps every line (``record_damaged``);
+a journal found damaged is kept aside byte for byte (``aside``), then a fresh
+journal is written with what could be trusted (each game up to its first
+damaged line) and ``damage`` says what was recovered, for the screen and the
+serial link.  A journal that cannot be read at all (not a database, tables
+that are not ours, anything the check cannot read) is moved aside and a fresh
+one started (``moved_aside`` says where it went).  A write of SQLite's cut
+short by a power cut (a hot rollback journal) is rolled back first
+(``rolled_back``).  Errors of the surroundings rather than of the file
+(locked, read-only, permission, I/O, disk full) do not move anything: they
+raise :class:`JournalError` naming the cause (``faults``).  A fresh journal is
+made whole or not at all (``schema``).
 
 One referee per state directory (``lock``); ``Store(dir, readonly=True)``
 takes no lock and never writes (the ``games`` command).
@@ -38,13 +52,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from euchre_core import Game
 
 from .acks import AckFile
-from .aside import keep_damaged, move_aside, set_aside_orphans
-from .audit import Audit, Damage, audit_journal
+from .aside import keep_damaged, keep_record, keep_unconfirmed, move_aside, set_aside_orphans
+from .audit import Audit, Damage, Unconfirmed, audit_journal
 from .chain import add_crcs, chain_crc, setting_crc
 from .faults import (
     NOTHING_KEPT,
@@ -71,6 +85,29 @@ from .schema import SCHEMA, hot_journal, make_journal, remove_unfinished
 T = TypeVar("T")
 
 
+class _Tail(NamedTuple):
+    """Where the journal's lines end: how many, the chain's CRC at the last,
+    that line's (game, seq), and the newest game's id."""
+
+    rows: int = 0
+    crc: int = 0
+    last: tuple[int, int] | None = None
+    top: int = 0
+
+
+class _Hidden(NamedTuple):
+    """Lines the journal holds but that are not the game's (refused, never
+    confirmed): every line after ``last`` (all of them when None), and the
+    ``games`` made by them."""
+
+    last: tuple[int, int] | None
+    games: frozenset[int]
+
+    def shows(self, game_id: int, seq: int) -> bool:
+        return (game_id not in self.games and self.last is not None
+                and (game_id, seq) <= self.last)
+
+
 class _Unreadable(Exception):
     """The journal's files cannot be read as a journal (``error`` says why)."""
 
@@ -95,14 +132,22 @@ class Store:
         """A damaged journal found at open: kept aside, what was recovered."""
         self.unchecked: str | None = None
         """Why the journal could not be checked against the record (no record)."""
+        self.unconfirmed: Unconfirmed | None = None
+        """Lines found beyond the record of acknowledged lines at open (never
+        acknowledged): left out, written aside first (read-only: not shown)."""
+        self.record_damaged: str | None = None
+        """The record of acknowledged lines was found damaged at open, every
+        line's CRC holding: every line kept; the sentence that says so."""
         self.rolled_back: str | None = None
         """A write of SQLite's cut short (a hot rollback journal) was rolled
         back at open: the sentence that says so."""
         self._lock_fd: int | None = None
         self._shm_found: bytes | None = None
         self._acks: AckFile | None = None
-        self._rows = 0
-        self._tail_crc = 0
+        self._tail = _Tail()
+        self._hidden: _Hidden | None = None
+        """Lines the journal may hold that are not the game's: not shown.
+        Writable: a refused commit SQLite kept (taken back by the next write)."""
         self._write_lock = threading.Lock()
         if readonly:
             self._db = self._open_readonly()
@@ -140,13 +185,18 @@ class Store:
             db = self._db = self._open()
             if audit.legacy:
                 self._upgrade()
-            self._read_tail(db)
-            if audit.unchecked and self._rows:
+            if audit.unconfirmed is not None and not audit.damage:
+                self.unconfirmed = self._leave_out(db, audit.unconfirmed, audit.acknowledged)
+            self._tail = self._read_tail(db)
+            if audit.unchecked and self._tail.rows:
                 self.unchecked = audit.unchecked
-            self._acks = AckFile(self.state_dir / ACKS_NAME, self._rows, self._tail_crc)
-        except sqlite3.DatabaseError as error:
-            raise not_opened(self.state_dir, error) from error
-        except OSError as error:
+            if audit.record_damaged is not None and not audit.damage:
+                copy = keep_record(self.state_dir, audit.record_damaged)
+                self.record_damaged = (
+                    f"the record of acknowledged lines was damaged ({audit.record_damaged}): "
+                    f"every line checked and kept; the record kept aside as {copy.name}")
+            self._acks = AckFile(self.state_dir / ACKS_NAME, self._tail.rows, self._tail.crc)
+        except (sqlite3.DatabaseError, OSError) as error:
             raise not_opened(self.state_dir, error) from error
         return db
 
@@ -224,7 +274,8 @@ class Store:
 
     def _open_readonly(self) -> sqlite3.Connection:
         """A connection that never writes the journal (``games``): read-only,
-        so it neither checkpoints nor deletes the -wal."""
+        so it neither checkpoints nor deletes the -wal.  Lines beyond the
+        record of acknowledged lines are not shown (never acknowledged)."""
         if not self.path.is_file():
             raise JournalError(f"no journal in {self.state_dir}")
         if hot_journal(self.path):
@@ -245,7 +296,13 @@ class Store:
             raise JournalError(f"{self.path}: holds no games (its tables were never made)")
         if audit.damage:
             self.damage = audit.damage_found(self.path)
+        elif audit.unconfirmed is not None:
+            self.unconfirmed = audit.unconfirmed
+            self._hidden = _Hidden(audit.unconfirmed.last, audit.unconfirmed.games)
         self.unchecked = audit.unchecked if audit.rows else None
+        if audit.record_damaged is not None and not audit.damage:
+            self.record_damaged = (f"the record of acknowledged lines is damaged "
+                                   f"({audit.record_damaged}): every line checked and shown")
         return db
 
     def _audit(self) -> Audit:
@@ -260,11 +317,15 @@ class Store:
         with self._transaction() as tx:
             add_crcs(tx)
 
-    def _read_tail(self, db: sqlite3.Connection) -> None:
-        (self._rows,) = db.execute("SELECT COUNT(*) FROM lines").fetchone()
-        row = db.execute("SELECT crc FROM lines ORDER BY game_id DESC, seq DESC LIMIT 1"
-                         ).fetchone()
-        self._tail_crc = 0 if row is None else int(row[0])
+    @staticmethod
+    def _read_tail(db: sqlite3.Connection) -> _Tail:
+        (rows,) = db.execute("SELECT COUNT(*) FROM lines").fetchone()
+        row = db.execute("SELECT game_id, seq, crc FROM lines "
+                         "ORDER BY game_id DESC, seq DESC LIMIT 1").fetchone()
+        (top,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()
+        if row is None:
+            return _Tail(0, 0, None, int(top))
+        return _Tail(int(rows), int(row[2]), (int(row[0]), int(row[1])), int(top))
 
     def _keep_damaged(self, audit: Audit) -> Damage:
         """Move the damaged files aside as they are, then write a fresh
@@ -292,6 +353,21 @@ class Store:
             db.close()
         return audit.damage_found(target)
 
+    def _leave_out(self, db: sqlite3.Connection, unconfirmed: Unconfirmed,
+                   acknowledged: int) -> Unconfirmed:
+        """Leave out the lines beyond the record of acknowledged lines: written
+        aside first (a ``.reason`` file naming each), then deleted in one
+        transaction that must end exactly where the record does."""
+        kept = keep_unconfirmed(self.state_dir, unconfirmed.listing(acknowledged))
+        with self._transaction(db) as tx:
+            self._take_back(tx, _Hidden(unconfirmed.last, unconfirmed.games))
+            tail = self._read_tail(tx)
+            if tail.rows != acknowledged:
+                raise sqlite3.DatabaseError(
+                    f"the journal changed while it was opened ({tail.rows} lines, "
+                    f"{acknowledged} acknowledged)")
+        return unconfirmed._replace(kept_as=kept)
+
     # --- writing -------------------------------------------------------------
 
     @contextmanager
@@ -310,10 +386,11 @@ class Store:
     def _write(self, work: Callable[[sqlite3.Connection], T], *,
                db: sqlite3.Connection | None = None, wait: float = 0.0) -> T:
         """Run ``work`` in one committed write transaction (on ``db``, else the
-        store's connection); any failure raises :class:`JournalWriteError`
-        with the cause in words (nothing was kept).  Another write of this
-        store under way (a game stored off the main loop) is waited for up
-        to ``wait`` seconds, then refused as busy."""
+        store's connection), then record its lines as acknowledged; any
+        failure raises :class:`JournalWriteError` with the cause in words, and
+        nothing of it is part of the journal (see the module's doc).  Another
+        write of this store under way (a game stored off the main loop) is
+        waited for up to ``wait`` seconds, then refused as busy."""
         if self.readonly:
             raise JournalWriteError(f"the journal is open read-only: {NOTHING_KEPT}")
         locked = (self._write_lock.acquire(timeout=wait) if wait > 0
@@ -321,46 +398,82 @@ class Store:
         if not locked:
             raise JournalWriteError(
                 f"the journal is busy storing a game: {NOTHING_KEPT} yet, try again")
+        before = self._tail
         try:
             try:
                 assert self._acks is not None
                 self._acks.reserve()
                 with self._transaction(db) as tx:
+                    if self._hidden is not None:
+                        self._take_back(tx, self._hidden)  # a refused commit: gone first
                     result = work(tx)
             except (sqlite3.Error, OSError) as error:
-                self._rollback_quietly(db)
+                self._refused(before, db)
                 raise write_refused(self.state_dir, error) from error
             try:
-                self._acks.record(self._rows, self._tail_crc)
-            except OSError:
-                # Committed (synchronous=FULL): the entry is durable.  The
-                # record only lags behind: it is a lower bound, never a lie.
-                pass
+                self._acks.record(self._tail.rows, self._tail.crc)
+            except OSError as error:
+                # Committed, but never recorded as acknowledged: refused, and
+                # taken back (else the next write takes it back first).
+                self._refused(before, db, committed=True)
+                self._take_back_now(db)
+                raise write_refused(self.state_dir, error) from error
+            self._hidden = None
             return result
         finally:
             self._write_lock.release()
 
-    def _rollback_quietly(self, db: sqlite3.Connection | None = None) -> None:
+    def _refused(self, before: _Tail, db: sqlite3.Connection | None = None, *,
+                 committed: bool = False) -> None:
+        """A write was refused: the store's tail is what it was before, and
+        whatever the journal holds beyond it (a commit whose record failed;
+        SQLite keeps nothing of a commit that failed, but that is checked
+        too) is hidden until the next write takes it back."""
         db = self._db if db is None else db
         try:
             if db.in_transaction:
                 db.execute("ROLLBACK")
         except sqlite3.Error:
             pass
-        self._read_tail_quietly()
-
-    def _read_tail_quietly(self) -> None:
+        self._tail = before
         try:
-            self._read_tail(self._db)
+            now = self._read_tail(self._db)
+            beyond = frozenset(gid for (gid,) in self._db.execute(
+                "SELECT id FROM games WHERE id > ?", (before.top,)))
         except sqlite3.Error:
-            pass
+            now, beyond = None, frozenset()
+        if committed or (now is not None and now != before):
+            self._hidden = _Hidden(before.last, beyond | (self._hidden or _Hidden(
+                None, frozenset())).games)
+
+    def _take_back_now(self, db: sqlite3.Connection | None = None) -> None:
+        """Take a refused commit back at once, if the journal takes the write."""
+        if self._hidden is None:
+            return
+        try:
+            with self._transaction(db) as tx:
+                self._take_back(tx, self._hidden)
+        except (sqlite3.Error, OSError):
+            return
+        self._hidden = None
+
+    @staticmethod
+    def _take_back(tx: sqlite3.Connection, hidden: _Hidden) -> None:
+        """Delete the lines after ``hidden.last`` and the games they made."""
+        if hidden.last is None:
+            tx.execute("DELETE FROM lines")
+        else:
+            game_id, seq = hidden.last
+            tx.execute("DELETE FROM lines WHERE game_id > ? OR (game_id = ? AND seq > ?)",
+                       (game_id, game_id, seq))
+        tx.executemany("DELETE FROM games WHERE id = ?", [(gid,) for gid in hidden.games])
 
     def _add_lines(self, db: sqlite3.Connection, game_id: int, lines: Sequence[str]) -> None:
         """Insert ``lines`` after the game's last, each with its chained CRC."""
         tail = db.execute("SELECT game_id, seq, crc FROM lines "
                           "ORDER BY game_id DESC, seq DESC LIMIT 1").fetchone()
         previous = 0 if tail is None else int(tail[2])
-        if previous != self._tail_crc:
+        if previous != self._tail.crc:
             raise sqlite3.DatabaseError("the journal changed outside this referee")
         if tail is not None and tail[0] > game_id:
             raise JournalError(f"game {game_id} is not the newest game: it takes no lines")
@@ -371,8 +484,9 @@ class Store:
             rows.append((game_id, seq, line, previous))
             seq += 1
         db.executemany("INSERT INTO lines (game_id, seq, text, crc) VALUES (?, ?, ?, ?)", rows)
-        self._rows += len(rows)
-        self._tail_crc = previous
+        last = (game_id, seq - 1) if rows else self._tail.last
+        self._tail = _Tail(self._tail.rows + len(rows), previous, last,
+                           max(self._tail.top, game_id))
 
     def close(self) -> None:
         self._db.close()
@@ -399,6 +513,7 @@ class Store:
             cursor = db.execute("INSERT INTO games (created) VALUES (?)", (time.time(),))
             game_id = cursor.lastrowid
             assert game_id is not None
+            self._tail = self._tail._replace(top=max(self._tail.top, game_id))
             self._add_lines(db, game_id, lines)
             return game_id
 
@@ -485,18 +600,38 @@ class Store:
 
     def lines(self, game_id: int) -> list[str]:
         """The game's lines as entered, undos included."""
+        hidden = self._hidden
+        if hidden is None:
+            rows = self._db.execute(
+                "SELECT text FROM lines WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
+            return [text for (text,) in rows]
         rows = self._db.execute(
-            "SELECT text FROM lines WHERE game_id=? ORDER BY seq", (game_id,)
-        ).fetchall()
-        return [text for (text,) in rows]
+            "SELECT seq, text FROM lines WHERE game_id=? ORDER BY seq", (game_id,)).fetchall()
+        return [text for seq, text in rows if hidden.shows(game_id, seq)]
 
     def games(self) -> list[GameInfo]:
         """Every stored game, oldest first, with its number of lines."""
-        return list_games(self._db)
+        games = list_games(self._db)
+        hidden = self._hidden
+        if hidden is None:
+            return games
+        shown = []
+        for info in games:
+            if info.id in hidden.games:
+                continue
+            if hidden.last is None or info.id > hidden.last[0]:
+                info = info._replace(lines=0)
+            elif info.id == hidden.last[0]:
+                info = info._replace(lines=min(info.lines, hidden.last[1] + 1))
+            shown.append(info)
+        return shown
 
     def latest(self) -> int | None:
         """The id of the newest game (the one the referee resumes), or None."""
-        return latest_game(self._db)
+        if self._hidden is None:
+            return latest_game(self._db)
+        games = self.games()
+        return games[-1].id if games else None
 
     def journal_text(self, game_id: int) -> str:
         """The game as a log with its undos, exactly as entered."""
@@ -513,5 +648,9 @@ class Store:
     def backup(self, target: Path) -> int:
         """Copy the journal, consistently, to the single file ``target`` with
         SQLite's backup API (written to a temporary beside it, fsynced, then
-        renamed); returns the number of lines in it."""
-        return backup_journal(self._db, target)
+        renamed); returns the number of lines in it.  Lines that are not the
+        game's (never acknowledged) are left out of the copy."""
+        hidden = self._hidden
+        if hidden is None:
+            return backup_journal(self._db, target)
+        return backup_journal(self._db, target, trim=lambda copy: self._take_back(copy, hidden))
