@@ -14,7 +14,7 @@ Side by side with the wire time of the same bytes (both directions, counted
 by the device's link) at the baud rate, 10 bits a byte (8N1): the spec's
 budget is that replay over the link is limited by the wire, not the CPU.
 
-Transports: a pty pair joined back to back (``drivers.serialport.NullModem``;
+Transports: a pty pair joined back to back (``drivers.pseudoterminal.NullModem``;
 the device opens its end by path, as ``/dev/ttyGS0`` on a Pi) and one pty
 whose master the device holds (what ``euchre-referee emulate`` offers).
 Workloads: ``examples/full-game.log`` played ``--games`` times one after
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from drivers.serialport import NullModem, PtyEndpoint  # noqa: E402
+from drivers.pseudoterminal import NullModem, PtyEndpoint  # noqa: E402
 from euchre_core import replay  # noqa: E402
 from euchre_core.log import HEADER  # noqa: E402
 from firmware.app import Referee  # noqa: E402

@@ -23,15 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from drivers.serialport import (
-    Endpoint,
-    LineProtocol,
-    PtyEndpoint,
-    SerialLink,
-    Transport,
-    UrlEndpoint,
-    point_link,
-)
+from drivers.pseudoterminal import PtyEndpoint, point_link
+from drivers.serialport import Endpoint, LineProtocol, SerialLink, Transport, UrlEndpoint
 from euchre_core import (
     SEATS,
     IllegalEntry,
@@ -810,7 +803,7 @@ class SerialService:
     ``SerialService.open(port, baudrate, events, referee)`` starts it: ``port``
     is a path or pyserial URL (``/dev/ttyGS0``, ``socket://...``) or an
     :class:`~drivers.serialport.Endpoint` such as a
-    :class:`~drivers.serialport.PtyEndpoint`.  ``events`` is the main loop's
+    :class:`~drivers.pseudoterminal.PtyEndpoint`.  ``events`` is the main loop's
     queue.  ``close()`` stops it.
     """
 

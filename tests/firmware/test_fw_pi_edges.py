@@ -23,7 +23,7 @@ import pytest
 from support.driver_fakes import FakeBus, Ssd1306Ram
 from support.serial_kit import ROOT, wait_for
 
-from drivers.serialport import NullModem, point_link
+from drivers.pseudoterminal import NullModem, point_link
 from firmware.app import Referee
 from firmware.config import Config, ConfigError, load_config
 from firmware.journal import Store

@@ -2,7 +2,7 @@
 
 Two real set-ups: the device on a pseudo-terminal it owns (the emulator's; the
 host opens the slave path), and the device opening a path itself, as on a Pi
-(``/dev/ttyGS0``), here one end of a :class:`~drivers.serialport.NullModem`.
+(``/dev/ttyGS0``), here one end of a :class:`~drivers.pseudoterminal.NullModem`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,8 @@ import pytest
 from support.app_kit import press
 from support.serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
 
-from drivers.serialport import (
-    WRITE_TIMEOUT_S,
-    LineAssembler,
-    NullModem,
-    PtyEndpoint,
-    TooLong,
-    point_link,
-)
+from drivers.pseudoterminal import NullModem, PtyEndpoint, point_link
+from drivers.serialport import WRITE_TIMEOUT_S, LineAssembler, TooLong
 from euchre_core import checksum
 
 

@@ -269,7 +269,7 @@ def test_a_load_whose_verdict_another_program_took_can_be_sent_again(
 def test_no_answer_at_all_names_the_program_that_has_the_port(tmp_path: Path) -> None:
     """Nothing at the other end of the cable, and a terminal on the laptop's end:
     the laptop can only say who else has the port open."""
-    from drivers.serialport import NullModem
+    from drivers.pseudoterminal import NullModem
 
     with NullModem() as wire:
         port = wire.paths[1]

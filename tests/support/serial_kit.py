@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 import serial
 
-from drivers.serialport import NullModem, PtyEndpoint
+from drivers.pseudoterminal import NullModem, PtyEndpoint
 from euchre_core import Game, checksum, write_log
 from euchre_core.events import Undo
 from euchre_core.log import HEADER
