@@ -13,16 +13,20 @@ permission, another referee on the state directory) never stops the start:
   opens, the referee takes it and says that entries are kept again;
 - otherwise (no game to show, a damaged journal, another referee) the cause
   is said in one line and on the screen, and it is tried again every
-  :data:`JOURNAL_RETRY_S` seconds until it opens or the start is stopped.
+  :data:`JOURNAL_RETRY_S` seconds until it opens or the start is stopped;
+- a journal that opens but refuses the referee's first write (its first game
+  cannot be stored: the card gives read/write errors) is closed, the cause
+  said the same way, and tried again the same way (:func:`open_referee`).
 """
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 from .journal import NOTHING_KEPT, JournalError, JournalInUse, JournalWriteError, Store
 from .journal import fault_words as _fault_words
@@ -34,6 +38,8 @@ if TYPE_CHECKING:
 
 JOURNAL_RETRY_S: Final = 5.0
 """Seconds between attempts to open a journal that could not be opened."""
+
+R = TypeVar("R")
 
 
 class StartNotifier(Protocol):
@@ -119,34 +125,59 @@ def open_journal(state_dir: Path, display: FrameSink, notifier: StartNotifier,
                  stopping: Callable[[], bool], *, retry_s: float = JOURNAL_RETRY_S,
                  sleep: Callable[[float], None] = time.sleep) -> Store | None:
     """The journal, once it opens, or a :class:`KeptJournal` at once when it
-    cannot be written but keeps a game to show; None if stopped first.
+    cannot be written but keeps a game to show; None if stopped first
+    (:func:`open_referee` with nothing made on it)."""
+    return open_referee(state_dir, display, notifier, stopping, lambda store: store,
+                        retry_s=retry_s, sleep=sleep)
 
-    While it cannot be opened the cause is logged once (again when it
-    changes), shown on the display, reported to the service manager (READY
-    with that STATUS, so the unit is not restarted over and over) and the
-    watchdog is pinged between attempts."""
+
+def open_referee(state_dir: Path, display: FrameSink, notifier: StartNotifier,
+                 stopping: Callable[[], bool], make: Callable[[Store], R], *,
+                 retry_s: float = JOURNAL_RETRY_S,
+                 sleep: Callable[[float], None] = time.sleep) -> R | None:
+    """``make(store)`` (the referee) on the journal, once it opens and the
+    referee's first write is kept (a first game stored), or on a
+    :class:`KeptJournal` at once when it cannot be written but keeps a game
+    to show; None if stopped first.
+
+    While it cannot be opened, or its first write fails (the card gives
+    read/write errors), the cause is logged once (again when it changes),
+    shown on the display, reported to the service manager (READY with that
+    STATUS, so the unit is not restarted over and over) and the watchdog is
+    pinged between attempts."""
     said = ""
     while True:
+        title, store = "Journal not opened", None
         try:
-            return Store(state_dir)
+            store = Store(state_dir)
         except JournalInUse as error:  # another referee writes it: nothing to show
-            cause = str(error)
+            cause = f"journal not opened: {error}"
         except JournalError as error:
-            cause = str(error)
-            kept = _kept(state_dir, _cause(error, state_dir))
-            if kept is not None:
-                print(f"euchre-referee: journal read-only: {cause}; the kept game is shown, "
+            cause = f"journal not opened: {error}"
+            store = _kept(state_dir, _cause(error, state_dir))
+            if store is not None:
+                print(f"euchre-referee: journal read-only: {error}; the kept game is shown, "
                       f"entries are refused; trying again every {retry_s:g} s",
                       file=sys.stderr, flush=True)
-                notifier.status(f"journal read-only: {kept.refusal}")
-                return kept
+                notifier.status(f"journal read-only: {store.refusal}")
+        if store is not None:
+            try:
+                return make(store)
+            except (JournalError, sqlite3.Error) as error:
+                # Its first write failed (the card gives read/write errors):
+                # said, and tried again, as a journal that does not open.
+                store.close()
+                words = str(error) if isinstance(error, JournalError) else (
+                    f"{_fault_words(state_dir, error)}: {NOTHING_KEPT}")
+                title = "Journal not written"
+                cause = f"journal not written: {words} (the game could not be stored)"
         if cause != said:
-            print(f"euchre-referee: journal not opened: {cause}; trying again every "
-                  f"{retry_s:g} s", file=sys.stderr, flush=True)
-            show_notice(display, "Journal not opened", (cause, "Trying again..."))
+            print(f"euchre-referee: {cause}; trying again every {retry_s:g} s",
+                  file=sys.stderr, flush=True)
+            show_notice(display, title, (cause.split(": ", 1)[1], "Trying again..."))
             if not said:
                 notifier.ready()
-            notifier.status(f"journal not opened: {cause}")
+            notifier.status(cause)
             said = cause
         waited = 0.0
         while waited < retry_s:

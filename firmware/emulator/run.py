@@ -35,7 +35,8 @@ from ..app import Referee
 from ..config import Config, ConfigError, load_config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..fonts import screen_name_problem
-from ..start import journal_keeper, open_journal
+from ..start import journal_keeper, open_referee
+from ..stderr import guard as guard_stderr
 from .terminal import (
     SCREEN_ENTER,
     SCREEN_LEAVE,
@@ -130,7 +131,7 @@ def build_emulator(args: argparse.Namespace, *, out: BinaryIO | None = None, std
                    ) -> tuple[Referee, queue.Queue[Any], TerminalDisplay]:
     """The referee on the terminal: its queue and display, not yet running.
 
-    The journal is opened as the device opens it (:func:`firmware.start.open_journal`):
+    The journal is opened as the device opens it (:func:`firmware.start.open_referee`):
     one that cannot be written but keeps a game is shown read-only; else the
     cause is on the screen and it is tried again until it opens, or until q,
     Ctrl-C or the end of input (:class:`StoppedWaiting`).
@@ -144,10 +145,10 @@ def build_emulator(args: argparse.Namespace, *, out: BinaryIO | None = None, std
     display = TerminalDisplay(out if out is not None else sys.stdout.buffer,
                               blocks=getattr(args, "blocks", "auto"))
     with _quit_keys(stdin) as stopping:
-        store = open_journal(Path(config.state_dir), display, Notifier(None), stopping)
-    if store is None:
+        referee = open_referee(Path(config.state_dir), display, Notifier(None), stopping,
+                               lambda store: Referee(config, store, display=display))
+    if referee is None:
         raise StoppedWaiting
-    referee = Referee(config, store, display=display)
     display.status = lambda: status_lines(referee.view())
     return referee, events, display
 
@@ -249,6 +250,7 @@ def emulate(args: argparse.Namespace) -> int:
     """``euchre-referee emulate``: build the emulator, open its serial link, run it."""
     from ..fonts import FontsMissing
 
+    guard_stderr()  # a log that cannot be written never stops the referee
     try:
         referee, events, display = build_emulator(args)
     except (ConfigError, FontsMissing) as error:

@@ -20,7 +20,11 @@ read-only or full card, another referee on the state directory: see
 shown read-only, entries refused with the cause, or else the cause is said in
 one line in the log and on the screen; either way it is tried again every
 :data:`~firmware.start.JOURNAL_RETRY_S` seconds (pinging the watchdog), the
-same path as the emulator's (:mod:`firmware.start`): no restart loop.
+same path as the emulator's (:mod:`firmware.start`): no restart loop.  Nor
+does a journal whose first write fails (the first game cannot be stored: the
+card gives read/write errors): said the same way, tried again the same way.
+A log that cannot be written (standard error on a full card, a closed pipe)
+never stops it (:mod:`firmware.stderr`).
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from typing import TYPE_CHECKING, Any, Final
 from ..app import Inbox, Referee
 from ..config import Config
 from ..exits import EXIT_OK, EXIT_USAGE
-from ..start import journal_keeper, open_journal, show_notice
+from ..start import journal_keeper, open_referee, show_notice
+from ..start import open_journal as open_journal  # (re-exported: tests take it from here)
+from ..stderr import guard as guard_stderr
 from .systemd import Notifier
 
 if TYPE_CHECKING:
@@ -147,6 +153,7 @@ def run(config: Config) -> int:
     """
     from drivers import DriverConfigError, PinError
 
+    guard_stderr()  # a log that cannot be written never stops the referee
     events: Inbox = queue.Queue()
     try:
         display = open_display(config)
@@ -162,14 +169,14 @@ def run(config: Config) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     notifier = Notifier.from_environment()
-    store = open_journal(Path(config.state_dir), display, notifier, lambda: stopping)
-    if store is None:
+    referee = open_referee(Path(config.state_dir), display, notifier, lambda: stopping,
+                           lambda store: Referee(config, store, display=display))
+    if referee is None:
         notifier.stopping()
         display.close()
         notifier.close()
         print("euchre-referee: stopped", file=sys.stderr)
         return EXIT_OK
-    referee = Referee(config, store, display=display)
     keep_journal = journal_keeper(referee)  # a kept game shown read-only: retried
     for note in referee.notes:
         print(f"euchre-referee: {note}", file=sys.stderr)
