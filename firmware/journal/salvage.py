@@ -29,12 +29,13 @@ read-only:
   replayed from its start); the games after it are kept.
 
 Never a line that was not written: a line is kept only with a CRC-32 that
-holds, chained from the first line.  The caller writes :class:`Salvaged` into
-the fresh journal.
+holds, chained from the first line.  :func:`salvage_into` gives the store's
+:class:`~.audit.Audit` what was salvaged, for the fresh journal.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import struct
 import time
@@ -44,7 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from .acks import Acked
+from .acks import Acked, read_acks
+from .audit import Audit
 from .chain import chain_crc, setting_crc
 from .files import decode
 
@@ -943,11 +945,14 @@ def salvage_bytes(main_data: bytes, wal_data: bytes, acked: Acked | None = None,
 
 def _games(good: dict[int, list[bytes]], read: _Found, pool: _Pool
            ) -> list[tuple[int, float, str]]:
-    """Each game with lines recovered, or read by SQLite: its time and flow as
-    SQLite read them, else its newest copy, else now and none."""
+    """Each game with lines recovered, and those SQLite read before the last
+    of them (a game with no line after it: a new game taken back, or one
+    whose every line was lost, would be resumed as the latest); its time and
+    flow as SQLite read them, else its newest copy, else now and none."""
     seen = {game_id: (created, flow) for game_id, created, flow in read.games}
     out = []
-    for game_id in sorted(set(good) | set(seen)):
+    last = max(good, default=0)
+    for game_id in sorted(set(good) | {game_id for game_id in seen if game_id < last}):
         if game_id in seen:
             created, flow = seen[game_id]
         elif game_id in pool.games:
@@ -969,3 +974,43 @@ def _settings(read: _Found, pool: _Pool) -> list[tuple[str, str]]:
             if key not in out and setting_crc(decode(key), value) == crc:
                 out[key] = value
     return sorted((decode(key), decode(value)) for key, value in out.items())
+
+
+# --- for the store -------------------------------------------------------------------
+
+
+def salvage_into(audit: Audit, kept: Path, *, unreadable: Exception | None = None) -> bool:
+    """A damaged journal's files kept aside as ``kept`` (with ``kept.acks``):
+    when salvaging them recovers more lines than ``audit`` trusts, ``audit``
+    takes what was salvaged (its lines, games, settings, how many were
+    acknowledged) and says how in its damage and the ``.reason`` beside the
+    files; True then.  ``unreadable``: why SQLite could not read them at all
+    (the audit is empty; it becomes damage once lines are recovered).
+    A salvage that fails leaves ``audit`` as it was (the reason says why)."""
+    try:
+        found = salvage(kept, read_acks(Path(str(kept) + ".acks")))
+    except Exception as error:  # a fault of its own must not stop the start
+        _add_reason(kept, f"salvage failed: {type(error).__name__}: {error}")
+        return False
+    if found.recovered <= sum(len(lines) for lines in audit.good.values()):
+        return False
+    if unreadable is not None:
+        audit.damage.append(f"unreadable by SQLite ({unreadable})")
+    audit.good = found.good
+    audit.games = found.games
+    audit.settings = sorted({**dict(audit.settings), **dict(found.settings)}.items())
+    audit.acknowledged = max(audit.acknowledged, found.found)
+    audit.damage.append("salvaged: " + ("; ".join(found.notes) or "every line's CRC checked"))
+    _add_reason(kept, f"salvaged: {found.sentence()}")
+    return True
+
+
+def _add_reason(kept: Path, text: str) -> None:
+    """A line added to the ``.reason`` file beside the kept files (best effort)."""
+    try:
+        with open(kept.with_name(kept.name + ".reason"), "a", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError:
+        pass

@@ -80,6 +80,7 @@ from .games import (
     replayed,
 )
 from .lock import lock_state_dir, unlock
+from .salvage import salvage_into
 from .schema import SCHEMA, hot_journal, make_journal, remove_unfinished
 
 T = TypeVar("T")
@@ -168,6 +169,7 @@ class Store:
 
     def _open_checked(self) -> sqlite3.Connection:
         shm = Path(str(self.path) + "-shm")
+        kept: Path | None = None
         try:
             self.moved_aside = set_aside_orphans(self.state_dir)
             remove_unfinished(self.path)
@@ -177,11 +179,13 @@ class Store:
         except _Unreadable as bad:
             self.moved_aside = move_aside(self.state_dir, bad.error)
             audit = Audit()
+            if salvage_into(audit, self.moved_aside, unreadable=bad.error):
+                kept, self.moved_aside = self.moved_aside, None  # lines recovered: damage
         except (sqlite3.DatabaseError, OSError, MemoryError) as error:
             raise not_opened(self.state_dir, error) from error
         try:
             if audit.damage:
-                self.damage = self._keep_damaged(audit)
+                self.damage = self._keep_damaged(audit, kept)
             db = self._db = self._open()
             if audit.legacy:
                 self._upgrade()
@@ -327,10 +331,13 @@ class Store:
             return _Tail(0, 0, None, int(top))
         return _Tail(int(rows), int(row[2]), (int(row[0]), int(row[1])), int(top))
 
-    def _keep_damaged(self, audit: Audit) -> Damage:
-        """Move the damaged files aside as they are, then write a fresh
-        journal with what could be trusted, in one transaction."""
-        target = keep_damaged(self.state_dir, "; ".join(audit.damage), self._shm_found)
+    def _keep_damaged(self, audit: Audit, kept: Path | None = None) -> Damage:
+        """Move the damaged files aside as they are (unless already ``kept``
+        aside, salvaged), salvage them, then write a fresh journal with what
+        could be trusted, in one transaction."""
+        target = kept or keep_damaged(self.state_dir, "; ".join(audit.damage), self._shm_found)
+        if kept is None:
+            salvage_into(audit, target)
         db = self._open()
         try:
             db.execute("BEGIN IMMEDIATE")

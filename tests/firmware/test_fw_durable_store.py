@@ -141,6 +141,35 @@ def _assert_moved_aside_and_clean(tmp_path: Path, garbage: bytes | None = None) 
     return moved
 
 
+def _assert_moved_aside_and_salvaged(tmp_path: Path, stored: list[tuple[int, list[str]]],
+                                     found: bytes | None = None) -> Path:
+    """A journal SQLite cannot read, whose lines are still there: moved aside
+    as it was (``found``: its bytes), and the lines whose CRC chain holds are
+    the fresh journal (each game as stored, up to its first line lost);
+    said as damage, how many were recovered."""
+    referee = open_referee(tmp_path)
+    view = referee.view()
+    assert view.kind == "notice" and view.title == "Journal damaged", view
+    damage = referee.store.damage
+    assert damage is not None and referee.store.moved_aside is None
+    kept = damage.kept_as
+    assert ".unreadable-" in kept.name and damage.reason.startswith("unreadable by SQLite (")
+    if found is not None:
+        assert kept.read_bytes() == found  # moved, byte for byte: never deleted
+    assert "salvaged: recovered" in (tmp_path / (kept.name + ".reason")).read_text()
+    assert any(f"Recovered {damage.recovered} of" in text for text in view.lines), view.lines
+    before = dict(stored)
+    for info in referee.store.games():
+        lines = referee.store.lines(info.id)
+        assert lines == before[info.id][:len(lines)]
+    assert 0 < damage.recovered <= damage.acknowledged
+    referee.store.close()
+    again = open_referee(tmp_path)  # the next boot: the fresh journal, no notice
+    assert again.store.damage is None and again.store.moved_aside is None
+    again.store.close()
+    return kept
+
+
 def test_garbage_over_the_database_is_moved_aside_and_shown(tmp_path: Path) -> None:
     referee = open_referee(tmp_path)
     play(referee, random.Random(2), 10)
@@ -180,9 +209,11 @@ def test_garbage_over_the_database_with_its_wal_moves_both(tmp_path: Path) -> No
     play(referee, random.Random(5), 3)  # the -wal now holds only the last pages
     wal = (tmp_path / (JOURNAL_NAME + "-wal")).read_bytes()  # as a power cut leaves it
     referee.store.close()
+    stored = stored_games(tmp_path)
     (tmp_path / (JOURNAL_NAME + "-wal")).write_bytes(wal)
     _garbage(tmp_path / JOURNAL_NAME)
-    moved = _assert_moved_aside_and_clean(tmp_path)
+    # The -wal's pages hold the lines still: salvaged (issue 21).
+    moved = _assert_moved_aside_and_salvaged(tmp_path, stored)
     assert Path(str(moved) + "-wal").read_bytes() == wal
 
 
@@ -190,13 +221,15 @@ def test_a_corrupt_page_is_moved_aside(tmp_path: Path) -> None:
     referee = open_referee(tmp_path)
     play(referee, random.Random(5), 60)
     referee.store.close()
+    stored = stored_games(tmp_path)
     path = tmp_path / JOURNAL_NAME
     data = bytearray(path.read_bytes())
     page = 4096
     assert len(data) >= 3 * page
     data[page + 100 : 2 * page] = random.Random(6).randbytes(page - 100)
     path.write_bytes(bytes(data))
-    _assert_moved_aside_and_clean(tmp_path, bytes(data))
+    # The lines are on other pages: salvaged (issue 21).
+    _assert_moved_aside_and_salvaged(tmp_path, stored, bytes(data))
 
 
 def test_lines_out_of_sequence_are_moved_aside(tmp_path: Path) -> None:
@@ -205,10 +238,15 @@ def test_lines_out_of_sequence_are_moved_aside(tmp_path: Path) -> None:
     game_id = referee.game_id
     referee.store.close()
     db = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    stored = stored_games(tmp_path)
     db.execute("DELETE FROM lines WHERE game_id=? AND seq=3", (game_id,))
     db.commit()
     db.close()
-    _assert_moved_aside_and_clean(tmp_path)
+    # The game up to the line missing is salvaged (issue 21).
+    _assert_moved_aside_and_salvaged(tmp_path, stored)
+    referee = open_referee(tmp_path)
+    assert len(referee.store.lines(game_id)) == 3
+    referee.store.close()
 
 
 def test_values_of_the_wrong_kind_are_moved_aside(tmp_path: Path) -> None:
@@ -216,10 +254,12 @@ def test_values_of_the_wrong_kind_are_moved_aside(tmp_path: Path) -> None:
     play(referee, random.Random(9), 5)
     referee.store.close()
     db = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    stored = stored_games(tmp_path)
     db.execute("UPDATE lines SET text=x'00ff41' WHERE seq=2")  # a BLOB, not text
     db.commit()
     db.close()
-    _assert_moved_aside_and_clean(tmp_path)
+    # Each game up to its line 3 (a BLOB's CRC does not hold) is salvaged (issue 21).
+    _assert_moved_aside_and_salvaged(tmp_path, stored)
 
 
 def test_a_line_that_is_not_utf8_is_a_line_that_does_not_replay(tmp_path: Path) -> None:
@@ -409,10 +449,15 @@ def test_a_setting_of_the_wrong_kind_is_moved_aside(tmp_path: Path) -> None:
     referee.store.set_setting("rules", "rules target=7")
     referee.store.close()
     db = sqlite3.connect(tmp_path / JOURNAL_NAME)
+    stored = stored_games(tmp_path)
     db.execute("UPDATE settings SET value=x'00ff41'")
     db.commit()
     db.close()
-    _assert_moved_aside_and_clean(tmp_path)
+    # The lines are sound: salvaged, the setting left out (issue 21).
+    _assert_moved_aside_and_salvaged(tmp_path, stored)
+    referee = open_referee(tmp_path)
+    assert "rules" not in referee.store.settings()
+    referee.store.close()
 
 
 def test_a_commit_without_a_new_line_flushes_no_record_of_acknowledged_lines(
