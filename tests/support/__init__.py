@@ -7,6 +7,8 @@ through pytest's ``pythonpath = ["tests"]`` (pyproject.toml).
 - :mod:`support.app_kit`: driving a :class:`~firmware.app.Referee` with mock pins;
 - :mod:`support.serial_kit`: a device on a real pseudo-terminal and a pyserial host;
 - :mod:`support.crash_child`: the referee as a separate process to be killed.
+- :mod:`support.strace_kit`: flushes refused (EIO, ENOSPC) or killed at, for
+  real, with strace's ``inject``, on that process or any command.
 - :mod:`support.broker`: a real mosquitto on a free port (the ``mosquitto``
   fixture; ``Mosquitto(dir)`` for a broker a test restarts).
 """
