@@ -71,7 +71,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
     except JournalError as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_INVALID
-    for problem in (store.damage.sentence() if store.damage else None, store.unchecked):
+    for problem in (store.damage.sentence() if store.damage else None, store.unchecked,
+                    store.unconfirmed.sentence() if store.unconfirmed else None):
         if problem:
             print(f"euchre-referee: warning: {problem}", file=sys.stderr)
     try:

@@ -112,8 +112,12 @@ def test_games_shows_no_refused_entry_and_backs_up_without_it(
     child_session(state, lines, tmp_path / "eio.strace", f"fdatasync:error=EIO:when={number}")
     capsys.readouterr()
     assert cli_main(["games", "--state-dir", str(state), "--export", "--raw"]) == 0
-    out = capsys.readouterr().out
+    shown = capsys.readouterr()
+    out = shown.out
     assert out.splitlines()[-2:] == lines[:2] and "order E alone" not in out
+    assert shown.err.splitlines() == [  # said, not hidden silently (games never writes)
+        "euchre-referee: warning: the last entry (order E alone) was never confirmed "
+        "(refused, or the power went first): not shown"]
     backup = tmp_path / "backup.sqlite3"
     assert cli_main(["games", "--state-dir", str(state), "--backup", str(backup)]) == 0
     restored = tmp_path / "restored"
