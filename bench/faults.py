@@ -525,8 +525,8 @@ def syscall_case(scenario: Scenario, kind: str, fault: str, number: int, workdir
         outcome = judge_run(scenario.prior, transcript, restart(state),
                             killed=fault == "SIGKILL")
         if outcome.failed:
-            outcome.detail.insert(0, f"{scenario.name}, {kind} call {number} {fault}, "
-                                  "then a clean stop")
+            then = "" if fault == "SIGKILL" else ", then a clean stop"
+            outcome.detail.insert(0, f"{scenario.name}, {kind} call {number} {fault}{then}")
         if any(said == "refused" for _, said in transcript.sent):
             # Again, killed right after the refusal: the refused entry must not
             # come back from the files as they were left.
