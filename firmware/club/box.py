@@ -99,7 +99,7 @@ def _crc(data: dict[str, Any]) -> str:
 
 
 def _id_map(data: Any, what: str) -> dict[int, int]:
-    """``{"<game>": n}`` as ints, strictly (digits only; n a whole number >= ``low``)."""
+    """``{"<game>": n}`` as ints, strictly (the game in digits, n a whole number)."""
     if not isinstance(data, dict):
         raise ClubStateError(f"{what!r} is not an object")
     out: dict[int, int] = {}
