@@ -211,6 +211,32 @@ def test_a_second_peer_leaving_does_not_end_the_first_ones_session(tmp_path: Pat
         endpoint.close()
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "a defect in drivers/pseudoterminal.py's PeerWatch: inotify merges two like events in a "
+    "row that nobody has read yet, so two closes (or two opens) between two of the "
+    "reader's looks are counted as one; then the device never sees the last peer go "
+    "(the pty stays exclusive, the feed on)"))
+def test_two_closes_in_a_row_are_both_counted() -> None:
+    """Two peers go one right after the other (a root program refused by the
+    laptop tool's lock, then the laptop tool): no peer is left.  The watch is
+    read here by hand, with no link reading it, so the two closes are unread
+    together every time."""
+    endpoint = PtyEndpoint(115200)
+    descriptors: list[int] = []
+    try:
+        for count in (1, 2):
+            descriptors.append(os.open(endpoint.slave_path, os.O_RDWR | os.O_NOCTTY))
+            assert endpoint.peer_watch.others() == count
+        while descriptors:
+            os.close(descriptors.pop())
+        assert endpoint.peer_watch.others() == 0
+        assert endpoint.peer_watch.left()
+    finally:
+        for fd in descriptors:
+            os.close(fd)
+        endpoint.close()
+
+
 def test_a_peer_that_stops_reading_gets_answers_whole_or_not_at_all(tmp_path: Path) -> None:
     device = Device(tmp_path, write_timeout=0.3)
     host = Host(device.path)
