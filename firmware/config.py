@@ -47,7 +47,7 @@ KNOWN_KEYS: Final[dict[str, frozenset[str]]] = {
         "dim_after_s", "blank_after_s", "shift_every_s"}),
     "extras": frozenset({"buzzer", "status_led", "seat_leds"}),
     "serial": frozenset({"port", "baudrate"}),
-    "club": frozenset({"broker", "table", "event"}),
+    "club": frozenset({"broker", "table", "event", "username", "password", "cafile"}),
 }
 """Every table of the config file and the keys it takes (``hw/referee.toml``
 shows each); anything else is refused, naming the closest known one."""
@@ -134,6 +134,12 @@ class Config(NamedTuple):
     """``[club] table``: this box's table number at the club night."""
     club_event: str = DEFAULT_EVENT
     """``[club] event``: the night's event id (the MQTT topics' root)."""
+    club_username: str | None = None
+    """``[club] username``: this box's login on the broker (``club setup`` makes it)."""
+    club_password: str | None = None
+    """``[club] password``: with ``username``."""
+    club_cafile: str | None = None
+    """``[club] cafile``: the CA certificate a TLS broker (``mqtts://``) is checked with."""
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
@@ -313,6 +319,9 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
         values["club_table"] = _expect(club["table"], int, "club.table")
     if "event" in club:
         values["club_event"] = _expect(club["event"], str, "club.event")
+    for key in ("username", "password", "cafile"):
+        if key in club:
+            values[f"club_{key}"] = _expect(club[key], str, f"club.{key}")
     config = Config(**values)
     _check_shared_pins(config)
     return config

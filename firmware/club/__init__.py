@@ -49,11 +49,18 @@ def _register_players(args: argparse.Namespace) -> int:
     bodies: list[dict[str, str]] = (
         [{"name": a, "partner": b} for a, b in zip(args.names[::2], args.names[1::2])]
         if args.pairs else [{"name": name} for name in args.names])
+    try:
+        token = _token(args)
+    except ValueError as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_INVALID
     for body in bodies:
         who = " & ".join(body.values())
         try:
-            post_json(args.director.rstrip("/") + "/players", body)
+            answer = post_json(args.director.rstrip("/") + "/players", body, token=token)
             print(f"registered {who}")
+            if answer.get("warning"):
+                print(f"euchre-referee: warning: {answer['warning']}", file=sys.stderr)
         except (ValueError, OSError) as error:
             print(f"euchre-referee: {who}: {error}", file=sys.stderr)
             status = EXIT_INVALID
@@ -69,7 +76,7 @@ def _round(args: argparse.Namespace) -> int:
         body["rules"] = args.rules.split()
     body["movement"] = args.movement
     try:
-        assignment = post_json(args.director.rstrip("/") + "/rounds", body)
+        assignment = post_json(args.director.rstrip("/") + "/rounds", body, token=_token(args))
     except (ValueError, OSError) as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_INVALID
@@ -80,6 +87,58 @@ def _round(args: argparse.Namespace) -> int:
     if assignment["byes"]:
         print(f"  bye: {', '.join(assignment['byes'])}")
     return EXIT_OK
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from .setup import setup
+
+    return setup(args)
+
+
+def _token(args: argparse.Namespace) -> str:
+    """The organiser's token for ``register``, ``round`` and the like."""
+    from .auth import find_token
+
+    return find_token(args.token, args.state_dir)
+
+
+def add_organiser_options(parser: argparse.ArgumentParser) -> None:
+    """``--director URL --token TOKEN --state-dir DIR``: a command that changes
+    the night (the organiser's token from --token, $EUCHRE_CLUB_TOKEN or the
+    director's state directory)."""
+    parser.add_argument("--director", required=True, metavar="URL",
+                        help="the director's page, e.g. http://laptop:8080")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="the organiser's token (club serve prints it; or "
+                        "$EUCHRE_CLUB_TOKEN)")
+    parser.add_argument("--state-dir", metavar="DIR",
+                        help="instead of --token: the director's state directory (on its "
+                        "laptop), where the token is kept")
+
+
+def _login_option(parser: argparse.ArgumentParser, who: str) -> None:
+    parser.add_argument("--login", metavar="FILE",
+                        help=f"{who}'s login on the broker: a TOML file with [club] username, "
+                        "password (and cafile for mqtts://), as club setup writes it")
+
+
+def read_login(path: str | None) -> Any:
+    """The :class:`~.auth.BrokerLogin` in a ``--login`` file (None without one);
+    ValueError naming the file."""
+    if path is None:
+        return None
+    from pathlib import Path
+
+    from ..config import ConfigError, load_config
+    from .auth import BrokerLogin
+
+    try:
+        config = load_config(Path(path))
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
+    if not config.club_username or config.club_password is None:
+        raise ValueError(f"--login {path}: [club] username and password are needed")
+    return BrokerLogin(config.club_username, config.club_password, config.club_cafile)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -157,16 +216,16 @@ def register(commands: Any) -> None:
                        help="club bonus points to each player of a side that euchres")
     serve.add_argument("--round-win-bonus", type=int, default=0, metavar="N",
                        help="club bonus points for each round won")
+    _login_option(serve, "the director")
     serve.set_defaults(run=_serve)
     players = sub.add_parser("register", help="register players with a running director")
-    players.add_argument("--director", required=True, metavar="URL",
-                         help="the director's page, e.g. http://laptop:8080")
+    add_organiser_options(players)
     players.add_argument("--pairs", action="store_true",
                          help="the names two by two are fixed partners (movement 'pairs')")
     players.add_argument("names", nargs="+", metavar="NAME")
     players.set_defaults(run=_register_players)
     round_parser = sub.add_parser("round", help="start the next round (seats everyone)")
-    round_parser.add_argument("--director", required=True, metavar="URL")
+    add_organiser_options(round_parser)
     round_parser.add_argument("--hands", type=int, default=8, metavar="N",
                               help="a round of N hands (default 8)")
     round_parser.add_argument("--target", type=int, metavar="N",
@@ -198,6 +257,7 @@ def register(commands: Any) -> None:
     box.add_argument("--trace", metavar="FILE",
                      help="append 'table round seq unix-time' for each round line journalled "
                      "(for bench/club_bench.py)")
+    _login_option(box, "the box")
     box.set_defaults(run=_box)
     simulate = sub.add_parser("simulate", help="a whole emulated night: director and boxes")
     _broker_options(simulate)
@@ -212,4 +272,10 @@ def register(commands: Any) -> None:
                           help="seconds a round may take (default 600)")
     simulate.add_argument("--workdir", metavar="DIR",
                           help="where the director and boxes keep their state (default: temp)")
+    simulate.add_argument("--logins", metavar="DIR",
+                          help="club setup's --out: the director and each box use their "
+                          "logins (a broker run with its club.conf)")
     simulate.set_defaults(run=_simulate)
+    from .setup import add_parser
+
+    add_parser(sub)

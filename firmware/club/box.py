@@ -55,6 +55,7 @@ from ..app import Inbox, Referee
 from ..defaults import DEFAULT_EVENT
 from ..journal import JournalError, Store
 from ..journal.files import fsync_dir
+from .auth import BrokerLogin
 from .mqtt import close_client, open_client
 from .protocol import (
     QOS,
@@ -290,8 +291,10 @@ class ClubBox:
     ``close()`` leaves (the status goes offline)."""
 
     def __init__(self, referee: Referee, events: Inbox, *, broker: str, table: int,
-                 event: str = DEFAULT_EVENT, resend_s: float = RESEND_S) -> None:
+                 event: str = DEFAULT_EVENT, resend_s: float = RESEND_S,
+                 login: BrokerLogin | None = None) -> None:
         self.referee = referee
+        self.login = login
         self.events = events
         self.address = parse_broker_url(broker)
         self.event = check_event_id(event)
@@ -321,6 +324,8 @@ class ClubBox:
         self.wait_s = resend_s
         """The wait before the next resend (backs off while no ack comes)."""
         self.resends = 0
+        self.refused_acks = 0
+        """Acks for lines the journal does not hold (forged), refused."""
         self.resent_at = 0.0
         """When everything unacknowledged was last sent again (monotonic s)."""
         self._client: Any = None
@@ -341,7 +346,8 @@ class ClubBox:
             self.address, f"box-{self.box_id}", on_message=self._on_message,
             subscriptions=[assignment_topic(self.event, "+"), ack_topic(self.event, self.box_id)],
             on_connect=lambda: self.events.put(self._on_connect),
-            on_disconnect=lambda: self.events.put(self._on_disconnect), will=will)
+            on_disconnect=lambda: self.events.put(self._on_disconnect), will=will,
+            login=self.login)
         self._timer.start()
         log.info("table %d joins %s (event %s) as box %s", self.table, self.address,
                  self.event, self.box_id)
@@ -399,6 +405,12 @@ class ClubBox:
         changed = False
         for game, seq in ack.acked.items():
             if game in self.state.rounds and seq > self.state.acked.get(game, -1):
+                held = len(self.referee.store.lines(game)) - 1
+                if seq > held:  # not the director's: it cannot keep what was never sent
+                    log.warning("an ack of game %d up to line %d refused: the journal "
+                                "holds %d lines", game, seq, held + 1)
+                    self.refused_acks += 1
+                    continue
                 self.state.acked[game] = seq
                 changed = True
         if changed:
@@ -575,8 +587,11 @@ def join(referee: Referee, events: Inbox, *, say: Callable[[str], object] = log.
     if table is None or table < 1:
         say("club: --table N (1 or more) is needed with --club; not joining")
         return None
+    login = (BrokerLogin(config.club_username, config.club_password or "", config.club_cafile)
+             if config.club_username else None)
     try:
-        return ClubBox(referee, events, broker=broker, table=table, event=event).start()
+        return ClubBox(referee, events, broker=broker, table=table, event=event,
+                       login=login).start()
     except (ValueError, OSError, ImportError) as error:
         say(f"club: {error}; not joining")
         return None

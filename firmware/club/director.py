@@ -40,6 +40,7 @@ from euchre_core.log import HEADER
 
 from ..defaults import DEFAULT_EVENT
 from .movement import by_result, fixed_pairs, north_stays, progressive
+from .names import csv_cell, lookalike_warning, normalise
 from .protocol import (
     Ack,
     Assignment,
@@ -213,30 +214,36 @@ class Director:
             return [name for (name,) in self._db.execute(
                 "SELECT name FROM players ORDER BY registered, name")]
 
-    def register(self, name: str) -> None:
-        """Add a player; DirectorError if the name cannot be used or is taken."""
-        name = name.strip()
+    def register(self, name: str) -> str | None:
+        """Add a player (the name in NFC); DirectorError if the name cannot be
+        used or is taken.  Returns a warning in words when the name mixes
+        scripts or looks like a registered one (:mod:`.names`)."""
+        name = normalise(name)
         problem = name_problem(name)
         if problem is not None:
             raise DirectorError(f"name {name!r}: {problem}")
         with self.lock:
-            taken = {n.casefold() for n in self.players()}
-            if name.casefold() in taken:
+            registered = self.players()
+            if name.casefold() in {n.casefold() for n in registered}:
                 raise DirectorError(f"{name!r} is registered already")
+            warning = lookalike_warning(name, registered)
             self._db.execute("INSERT INTO players (name, registered) VALUES (?, ?)",
                              (name, self.clock()))
             self._changed()
+        if warning is not None:
+            log.warning("registered, but %s", warning)
+        return warning
 
-    def register_pair(self, first: str, second: str) -> None:
-        """Register two players as fixed partners (both new names)."""
-        first, second = first.strip(), second.strip()
+    def register_pair(self, first: str, second: str) -> str | None:
+        """Register two players as fixed partners (both new names); a warning
+        as :meth:`register`'s."""
+        first, second = normalise(first), normalise(second)
         if first.casefold() == second.casefold():
             raise DirectorError(f"{first!r} cannot partner themselves")
         with self.lock:
             self._db.execute("SAVEPOINT pair")
             try:
-                self.register(first)
-                self.register(second)
+                warnings = [self.register(first), self.register(second)]
                 self._db.execute("INSERT INTO pairs (first, second) VALUES (?, ?)",
                                  (first, second))
             except BaseException:
@@ -244,6 +251,7 @@ class Director:
                 self._db.execute("RELEASE pair")
                 raise
             self._db.execute("RELEASE pair")
+        return "; ".join(w for w in warnings if w) or None
 
     def _pairs(self) -> list[tuple[str, str]]:
         pairs = [(str(a), str(b)) for a, b in self._db.execute(
@@ -533,7 +541,8 @@ class Director:
         writer.writerow(["rank", "name", "points", "rounds_won", "loners", "euchres",
                          "rounds_played"])
         for rank, player in enumerate(board["players"], 1):
-            writer.writerow([rank, player["name"], player["points"], player["rounds_won"],
+            writer.writerow([rank, csv_cell(player["name"]), player["points"],
+                             player["rounds_won"],
                              player["loners"], player["euchres"], player["rounds"]])
         return out.getvalue()
 

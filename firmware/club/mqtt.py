@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .auth import BrokerLogin
 from .protocol import QOS, BrokerAddress
 
 log = logging.getLogger("euchre.club")
@@ -23,10 +24,14 @@ OnMessage = Callable[[str, bytes], None]
 def open_client(address: BrokerAddress, client_id: str, *, on_message: OnMessage,
                 subscriptions: list[str], on_connect: Callable[[], None] | None = None,
                 on_disconnect: Callable[[], None] | None = None,
-                will: tuple[str, bytes] | None = None, keepalive_s: int = 10) -> Any:
+                will: tuple[str, bytes] | None = None, keepalive_s: int = 10,
+                login: BrokerLogin | None = None) -> Any:
     """A paho client connecting in the background to ``address``; it subscribes
     to ``subscriptions`` (QoS 1) on every (re)connect, then calls ``on_connect``.
-    ``will`` is a retained last will ``(topic, payload)``."""
+    ``will`` is a retained last will ``(topic, payload)``; ``login`` the
+    username and password (and a TLS broker's CA certificate) ``club setup``
+    made.  A broker that sets the client id from the username
+    (``use_username_as_clientid``) ignores ``client_id``."""
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
@@ -36,6 +41,10 @@ def open_client(address: BrokerAddress, client_id: str, *, on_message: OnMessage
     client.max_queued_messages_set(0)
     if will is not None:
         client.will_set(will[0], will[1], qos=QOS, retain=True)
+    if login is not None:
+        client.username_pw_set(login.username, login.password)
+    if address.tls:
+        client.tls_set(ca_certs=login.cafile if login is not None else None)
 
     def connected(client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:

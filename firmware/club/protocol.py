@@ -38,9 +38,15 @@ VERSION: Final = 1
 """``"v"`` of every message; a message of another version is refused."""
 ROOT: Final = "euchre"
 DEFAULT_PORT: Final = 1883
+DEFAULT_TLS_PORT: Final = 8883
 QOS: Final = 1
 MAX_PAYLOAD: Final = 64 * 1024
-"""Bytes in one message (an assignment of 20 tables is about 3 KB)."""
+"""Bytes in one message (an assignment of 20 tables is about 3 KB); the
+broker refuses larger ones too (``club setup``'s ``max_packet_size``)."""
+MAX_DEPTH: Final = 8
+"""Nesting of JSON arrays and objects in one message (ours have 4 at most),
+checked before parsing."""
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 HANDS_ROUND_TARGET: Final = 99
 """The target a round of N hands is played with: no side reaches it in a round
 (at most 4 points a hand), so the round ends by the count, not by a winner."""
@@ -105,32 +111,51 @@ def topic_kind(event: str, topic: str) -> tuple[str, str]:
 class BrokerAddress:
     host: str
     port: int
+    tls: bool = False
+    """``mqtts://``: the connection is TLS (the broker's certificate checked)."""
 
     def __str__(self) -> str:
-        return f"mqtt://{self.host}:{self.port}"
+        return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
 
 
 def parse_broker_url(url: str) -> BrokerAddress:
-    """``mqtt://HOST[:PORT]`` (or ``HOST[:PORT]``); ValueError naming the URL if not."""
+    """``mqtt://HOST[:PORT]`` (or ``HOST[:PORT]``), or ``mqtts://HOST[:PORT]``
+    for TLS (default port 8883); ValueError naming the URL if not."""
     text = url if "://" in url else f"mqtt://{url}"
     parts = urlsplit(text)
-    if parts.scheme not in ("mqtt", "tcp") or not parts.hostname:
-        raise ValueError(f"broker {url!r}: expected mqtt://HOST[:PORT]")
+    if parts.scheme not in ("mqtt", "tcp", "mqtts") or not parts.hostname:
+        raise ValueError(f"broker {url!r}: expected mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    tls = parts.scheme == "mqtts"
     try:
-        port = parts.port or DEFAULT_PORT
+        port = parts.port or (DEFAULT_TLS_PORT if tls else DEFAULT_PORT)
     except ValueError:
         raise ValueError(f"broker {url!r}: the port is not a number from 1 to 65535") from None
-    return BrokerAddress(parts.hostname, port)
+    return BrokerAddress(parts.hostname, port, tls)
 
 
 # --- messages -----------------------------------------------------------------------
+
+
+def _depth(text: str) -> int:
+    """How deep ``[`` and ``{`` nest in JSON text (strings set aside)."""
+    depth = deepest = 0
+    for char in _JSON_STRING.sub("", text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _load(payload: bytes) -> dict[str, Any]:
     if len(payload) > MAX_PAYLOAD:
         raise MessageError(f"{len(payload)} bytes: more than {MAX_PAYLOAD}")
     try:
-        data = json.loads(payload.decode("utf-8"))
+        text = payload.decode("utf-8")
+        if _depth(text) > MAX_DEPTH:
+            raise MessageError(f"JSON nested deeper than {MAX_DEPTH}")
+        data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise MessageError(f"not JSON text: {error}") from None
     if not isinstance(data, dict):

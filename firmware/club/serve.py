@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..exits import EXIT_OK, EXIT_USAGE
+from .auth import organiser_token
 from .director import Bonuses, Director
 from .mqtt import close_client, open_client
 from .protocol import QOS, ROOT, check_event_id, parse_broker_url
@@ -64,6 +65,9 @@ def serve(args: argparse.Namespace) -> int:
         address = parse_broker_url(args.broker)
         host, port = parse_http(args.http)
         event = check_event_id(args.event)
+        from . import read_login
+
+        login = read_login(getattr(args, "login", None))
     except ValueError as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -82,11 +86,14 @@ def serve(args: argparse.Namespace) -> int:
     client = open_client(address, f"director-{event}",
                          on_message=lambda topic, payload: inbox.put((topic, payload)),
                          subscriptions=[f"{ROOT}/{event}/table/#"],
-                         on_connect=director.republish)
+                         on_connect=director.republish, login=login)
+    token = organiser_token(director.state_dir)
     print(f"euchre-referee: director of {event!r} on http://{host}:{port}/ "
-          f"(broker {address})", file=sys.stderr, flush=True)
+          f"(broker {address}{', as ' + login.username if login else ', no login'})\n"
+          f"euchre-referee: the organiser's token: {token} (kept in "
+          f"{director.state_dir}/organiser.token)", file=sys.stderr, flush=True)
     try:
-        uvicorn.run(build_app(director), host=host, port=port, log_level="warning")
+        uvicorn.run(build_app(director, token), host=host, port=port, log_level="warning")
     finally:
         close_client(client)
         director.close()

@@ -38,6 +38,7 @@ from ..app import Inbox, Referee
 from ..config import Config
 from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..journal import Store
+from .auth import TOKEN_NAME
 from .box import ClubBox
 
 log = logging.getLogger("euchre.club.simulate")
@@ -88,12 +89,19 @@ def run_box(args: argparse.Namespace) -> int:
     """``euchre-referee club box``: one headless box until SIGTERM."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format=f"%(asctime)s table {args.table}: %(message)s")
+    from . import read_login
+
     events: Inbox = queue.Queue()
+    try:
+        login = read_login(args.login)
+    except ValueError as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_USAGE
     store = Store(Path(args.state_dir))
     referee = Referee(Config(state_dir=Path(args.state_dir)), store, renderer=_tiny_frame)
     try:
         box = ClubBox(referee, events, broker=args.broker, table=args.table,
-                      event=args.event, resend_s=args.resend).start()
+                      event=args.event, resend_s=args.resend, login=login).start()
     except ValueError as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -138,11 +146,13 @@ class Night:
     """A director and ``tables`` autoplaying boxes, each a process, on ``broker``.
 
     ``workdir`` holds the director's state (``director/``) and each box's
-    (``box-N/``), and their logs (``*.log``)."""
+    (``box-N/``), and their logs (``*.log``).  ``logins`` is ``club setup``'s
+    ``--out``: the director and each box then log in to the broker."""
 
     def __init__(self, broker: str, workdir: Path, *, tables: int, event: str = "sim",
                  pace: float = 0.05, seed: int = 1, resend_s: float = 3.0,
-                 trace: bool = False) -> None:
+                 trace: bool = False, logins: Path | None = None) -> None:
+        self.logins = logins
         self.broker, self.workdir, self.tables = broker, Path(workdir), tables
         self.event, self.pace, self.seed, self.resend_s = event, pace, seed, resend_s
         self.trace = trace
@@ -172,8 +182,10 @@ class Night:
         self.director = self._spawn("director", [
             "serve", "--broker", self.broker, "--event", self.event,
             "--state-dir", str(self.workdir / "director"),
-            "--http", f"127.0.0.1:{self.http_port}"])
+            "--http", f"127.0.0.1:{self.http_port}",
+            *(["--login", str(self.logins / "director.toml")] if self.logins else [])])
         self.wait(lambda: self._get("/standings.json") is not None, 120, "the director's page")
+        self.token = (self.workdir / "director" / TOKEN_NAME).read_text(encoding="ascii").strip()
 
     def kill_director(self) -> None:
         assert self.director is not None
@@ -185,6 +197,8 @@ class Night:
             "box", "--broker", self.broker, "--event", self.event, "--table", str(table),
             "--state-dir", str(self.box_dir(table)), "--autoplay", "--seed", str(self.seed),
             "--pace", str(self.pace), "--resend", str(self.resend_s),
+            *(["--login", str(self.logins / "boxes" / f"table-{table}.toml")]
+              if self.logins else []),
             *(["--trace", str(self.workdir / f"box-{table}.trace")] if self.trace else [])])
 
     def box_dir(self, table: int) -> Path:
@@ -218,7 +232,7 @@ class Night:
             return None
 
     def post(self, path: str, data: dict[str, Any]) -> Any:
-        return post_json(self.url + path, data)
+        return post_json(self.url + path, data, token=self.token)
 
     def board(self) -> dict[str, Any]:
         board: dict[str, Any] = self._get("/board.json")
@@ -247,10 +261,13 @@ class Night:
             time.sleep(0.1)
 
 
-def post_json(url: str, data: dict[str, Any]) -> Any:
-    """POST JSON, return the JSON answer; a refusal raises ValueError with its reason."""
-    request = urllib.request.Request(url, data=json.dumps(data).encode(),
-                                     headers={"Content-Type": "application/json"})
+def post_json(url: str, data: dict[str, Any], *, token: str | None = None) -> Any:
+    """POST JSON (with the organiser's ``token``), return the JSON answer; a
+    refusal raises ValueError with its reason."""
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(url, data=json.dumps(data).encode(), headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())
@@ -266,7 +283,7 @@ def simulate(args: argparse.Namespace) -> int:
     """``euchre-referee club simulate``: a whole night, printed round by round."""
     workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="club-"))
     night = Night(args.broker, workdir, tables=args.tables, event=args.event, pace=args.pace,
-                  seed=args.seed).start()
+                  seed=args.seed, logins=Path(args.logins) if args.logins else None).start()
     try:
         night.register(4 * args.tables)
         for round_number in range(1, args.rounds + 1):

@@ -21,8 +21,9 @@ page for the projector and the director's small HTTP API.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from euchre_core import Rules, RulesError
 
+from .auth import organiser_token, refusal
 from .director import Director, DirectorError, standings_json
 from .protocol import MessageError, RoundFormat
 
@@ -41,9 +43,33 @@ STATIC = Path(__file__).with_name("static")
 PUSH_POLL_S = 0.1
 """How often an open page's stream looks for a change (seconds)."""
 
+Handler = Callable[[Request], Awaitable[Response]]
 
-def build_app(director: Director) -> Starlette:
-    """The Starlette app over ``director``."""
+
+def organiser_only(handler: Handler) -> Handler:
+    """Only the organiser may: every route that changes the night is wrapped
+    in this (``@organiser_only``).  A request from another origin (403), not
+    JSON (415), or without the organiser's token or with a wrong one (401) is
+    refused in words and reaches nothing (:func:`.auth.refusal`)."""
+
+    @functools.wraps(handler)
+    async def guarded(request: Request) -> Response:
+        origin = f"{request.url.scheme}://{request.url.netloc}"
+        refused = refusal(request.method, request.headers, origin,
+                          request.app.state.organiser_token)
+        if refused is not None:
+            status, reason = refused
+            return JSONResponse({"error": reason}, status_code=status,
+                                headers={"WWW-Authenticate": "Bearer"} if status == 401
+                                else None)
+        return await handler(request)
+
+    return guarded
+
+
+def build_app(director: Director, token: str | None = None) -> Starlette:
+    """The Starlette app over ``director``; ``token`` is the organiser's
+    (default: the one kept in the director's state directory)."""
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -69,6 +95,7 @@ def build_app(director: Director) -> Starlette:
                                 status_code=404)
         return PlainTextResponse(text)
 
+    @organiser_only
     async def register(request: Request) -> Response:
         data = await _json(request)
         name = data.get("name") if isinstance(data, dict) else None
@@ -78,13 +105,15 @@ def build_app(director: Director) -> Starlette:
                                  "\"...\" for a fixed pair)"}, status_code=400)
         try:
             if partner is None:
-                director.register(name)
+                warning = director.register(name)
             else:
-                director.register_pair(name, partner)
+                warning = director.register_pair(name, partner)
         except DirectorError as error:
             return JSONResponse({"error": str(error)}, status_code=409)
-        return JSONResponse({"ok": True, "players": director.players()})
+        return JSONResponse({"ok": True, "players": director.players(),
+                             **({"warning": warning} if warning else {})})
 
+    @organiser_only
     async def start_round(request: Request) -> Response:
         data = await _json(request)
         if not isinstance(data, dict):
@@ -116,7 +145,7 @@ def build_app(director: Director) -> Starlette:
 
         return EventSourceResponse(stream(), ping=15)
 
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Route("/", page),
         Route("/standings.json", standings),
         Route("/board.json", board),
@@ -128,6 +157,8 @@ def build_app(director: Director) -> Starlette:
         Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
+    app.state.organiser_token = token or organiser_token(director.state_dir)
+    return app
 
 
 async def _json(request: Request) -> Any:
