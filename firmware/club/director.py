@@ -28,7 +28,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -272,9 +272,6 @@ class Director:
         (:data:`MOVEMENTS`), keep it, and send it to the boxes."""
         with self.lock:
             number = self.current_round + 1
-            byes: Counter[str] = Counter()
-            for assignment in self.rounds.values():
-                byes.update(assignment.byes)
             sitting_out: list[str]
             try:
                 if movement == "by-result" and number > 1:
@@ -288,7 +285,9 @@ class Director:
                                            number)
                     sitting_out = []
                 elif movement in MOVEMENTS:
-                    seatings, sitting_out = progressive(self.players(), number, byes)
+                    seatings, sitting_out = progressive(self.players(), [
+                        ([past.tables[t] for t in sorted(past.tables)], past.byes)
+                        for _, past in sorted(self.rounds.items())])
                 else:
                     raise ValueError(f"movement {movement!r}: one of {', '.join(MOVEMENTS)}")
             except ValueError as error:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from euchre_core import SEATS, Game, Rules, Team
+from euchre_core import SEATS, Game, Rules, Seat, Team
 from euchre_core.events import Players, SetRules
 from firmware.club.director import Bonuses, Director, DirectorError, standings_json
 from firmware.club.movement import progressive
@@ -187,8 +187,10 @@ def test_the_movement_seats_everyone_once_a_round(count: int) -> None:
     partners: Counter[frozenset[str]] = Counter()
     byes: Counter[str] = Counter()
     rounds = count - 1 if count % 2 == 0 else count
-    for number in range(1, rounds + 1):
-        tables, sitting_out = progressive(players, number, byes)
+    past: list[tuple[list[dict[Seat, str]], list[str]]] = []
+    for _ in range(rounds):
+        tables, sitting_out = progressive(players, past)
+        past.append((tables, sitting_out))
         seated = [name for seats in tables for name in seats.values()]
         assert sorted(seated + sitting_out) == sorted(players)
         assert len(sitting_out) == count % 4
@@ -200,7 +202,7 @@ def test_the_movement_seats_everyone_once_a_round(count: int) -> None:
     if count % 4 == 0:  # a full round robin: every pair partners exactly once
         assert len(partners) == count * (count - 1) // 2
         assert set(partners.values()) == {1}
-    assert max(byes.values(), default=0) - min(byes[p] for p in players) <= 2
+    assert max(byes.values(), default=0) - min(byes[p] for p in players) <= 1
 
 
 def test_winners_up_losers_down(tmp_path: Path) -> None:
