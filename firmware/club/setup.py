@@ -60,19 +60,37 @@ def hash_password(password: str, salt: bytes | None = None) -> str:
             f"{base64.b64encode(digest).decode('ascii')}")
 
 
-def acl(event: str, tables: int) -> str:
-    """The ACL file (mosquitto's ``acl_file`` format)."""
+def spare_user(spare: int) -> str:
+    return f"spare-{spare}"
+
+
+def _box_rules(root: str, table: str) -> list[str]:
+    """What a box's login may do at ``table`` (a number, or ``+``: a spare's, any)."""
+    return [f"topic write {root}/table/{table}/entries",
+            f"topic write {root}/table/{table}/status",
+            f"topic write {root}/table/{table}/takeover",
+            f"topic read {root}/table/{table}/handover",
+            f"topic read {root}/round/+/assignment",
+            f"topic read {root}/round/+/clock",
+            f"topic read {root}/box/+/ack"]
+
+
+def acl(event: str, tables: int, spares: int = 0) -> str:
+    """The ACL file (mosquitto's ``acl_file`` format): the director publishes
+    what it sends the boxes and reads everything of the night; each table's
+    login publishes only that table's topics and reads what the director
+    sends; a spare's login may stand in at any table (the director then
+    decides, by the takeover, which box's lines count)."""
     root = f"{ROOT}/{event}"
     lines = ["# club setup: who may publish and read what on the night " + repr(event),
              "# (no lines before the first 'user': anonymous clients may do nothing)", "",
              f"user {DIRECTOR}", f"topic read {root}/#",
-             f"topic write {root}/round/+/assignment", f"topic write {root}/box/+/ack", ""]
+             f"topic write {root}/round/+/assignment", f"topic write {root}/round/+/clock",
+             f"topic write {root}/table/+/handover", f"topic write {root}/box/+/ack", ""]
     for table in range(1, tables + 1):
-        lines += [f"user {table_user(table)}",
-                  f"topic write {root}/table/{table}/entries",
-                  f"topic write {root}/table/{table}/status",
-                  f"topic read {root}/round/+/assignment",
-                  f"topic read {root}/box/+/ack", ""]
+        lines += [f"user {table_user(table)}", *_box_rules(root, str(table)), ""]
+    for spare in range(1, spares + 1):
+        lines += [f"user {spare_user(spare)}", *_box_rules(root, "+"), ""]
     return "\n".join(lines)
 
 
@@ -149,6 +167,8 @@ def setup(args: argparse.Namespace) -> int:
         event = check_event_id(args.event)
         if args.tables < 1 or args.tables > 999:
             raise ValueError(f"--tables {args.tables}: 1 to 999")
+        if args.spares < 0 or args.spares > 99:
+            raise ValueError(f"--spares {args.spares}: 0 to 99")
         if (args.tls_cert is None) != (args.tls_key is None):
             raise ValueError("--tls-cert and --tls-key go together")
     except ValueError as error:
@@ -167,13 +187,14 @@ def setup(args: argparse.Namespace) -> int:
     director_file = out / "director.toml"
     kept = None if args.new_passwords else _kept_password(director_file)
     logins[DIRECTOR] = kept or secrets.token_urlsafe(18)
-    for table in range(1, args.tables + 1):
-        kept = None if args.new_passwords else _kept_password(
-            out / "boxes" / f"{table_user(table)}.toml")
-        logins[table_user(table)] = kept or secrets.token_urlsafe(18)
+    boxes = [(table_user(t), t) for t in range(1, args.tables + 1)] + [
+        (spare_user(s), None) for s in range(1, args.spares + 1)]
+    for user, _ in boxes:
+        kept = None if args.new_passwords else _kept_password(out / "boxes" / f"{user}.toml")
+        logins[user] = kept or secrets.token_urlsafe(18)
     _write(broker_dir / "passwd", "".join(f"{user}:{hash_password(password)}\n"
                                           for user, password in logins.items()), secret=True)
-    _write(broker_dir / "acl", acl(event, args.tables))
+    _write(broker_dir / "acl", acl(event, args.tables, args.spares))
     _write(broker_dir / "club.conf", mosquitto_conf(
         broker_dir, port=None if args.tls_only else args.port, bind=args.bind, tls=tls))
     _write(director_file, login_toml(broker_url, event, DIRECTOR, logins[DIRECTOR], cafile),
@@ -183,12 +204,11 @@ def setup(args: argparse.Namespace) -> int:
     print(f"{director_file}: the director's login (club serve --login {director_file})")
     print("each box's [club] lines (also in boxes/table-N.toml; paste them into the "
           "box's referee.toml once):")
-    for table in range(1, args.tables + 1):
-        user = table_user(table)
+    for user, table in boxes:
         text = login_toml(broker_url, event, user, logins[user], cafile, table)
         _write(out / "boxes" / f"{user}.toml", text, secret=True)
         if not args.quiet:
-            print(f"\n# table {table}\n{text}", end="")
+            print(f"\n# {user}\n{text}", end="")
     return EXIT_OK
 
 
@@ -200,6 +220,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "club.conf) and each box's [club] login (docs/club.md).")
     parser.add_argument("--tables", type=int, required=True, metavar="N",
                         help="tables in the room (a login for each: table-1 ... table-N)")
+    parser.add_argument("--spares", type=int, default=0, metavar="N",
+                        help="logins for N spare boxes (spare-1 ...), which may stand in at "
+                        "any table (default 0)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="where the files go (kept: run again to add tables)")
     parser.add_argument("--event", default="club", metavar="ID",
