@@ -175,6 +175,8 @@ class Director:
         """Goes up with every change the page would show."""
         self.problems: deque[str] = deque(maxlen=50)
         self.duplicates = 0
+        self.refused = 0
+        """Messages refused (malformed, foreign, for a table another box plays...)."""
         self.status: dict[int, Status] = {}
         self.status_seen: dict[int, float] = {}
         self._db = sqlite3.connect(self.state_dir / DB_NAME, isolation_level=None,
@@ -364,6 +366,7 @@ class Director:
                             self._status(int(number), Status.decode(payload) if payload else None)
                         # assignments and acks are the director's own, coming back
                     except (MessageError, ValueError) as error:
+                        self.refused += 1
                         self.problem(f"{topic}: refused: {error}")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -382,11 +385,16 @@ class Director:
                 self.publish(ack_topic(self.event, box), Ack(box, acked).encode(), True)
 
     def _status(self, table: int, status: Status | None) -> None:
-        if status is None:
-            self.status.pop(table, None)
+        if status is None:  # no box sends one: a retained status cleared by someone
+            raise MessageError("an empty status changes nothing")
         else:
             if status.table != table:
                 raise MessageError(f"says table {status.table}")
+            playing = self.tables.get((self.current_round, table))
+            if not status.online and playing is not None and playing.box not in (
+                    None, status.box):
+                raise MessageError(f"box {status.box} says table {table} is offline, but "
+                                   f"box {playing.box} plays it")
             previous = self.status.get(table)
             if (status.online and previous is not None and previous.online
                     and previous.box != status.box):
@@ -457,12 +465,23 @@ class Director:
             return table_round.problem
         if table_round.done:
             return "done"
-        status = self.status.get(table_round.table)
-        if status is not None and not status.online:
+        if table_round.table in self.status and not self._online(table_round):
             return "offline"
         if table_round.last_heard is None or now - table_round.last_heard > SILENT_S:
             return "silent" if table_round.last_heard is not None else "not heard from yet"
         return "playing"
+
+    def _online(self, table_round: TableRound) -> bool:
+        """Is the table's box on the broker: its own status says so, or a line
+        came from it after its status said offline (a will or a stale retained
+        status cannot show a playing table offline)?"""
+        status = self.status.get(table_round.table)
+        if status is None:
+            return False
+        if status.online and table_round.box in (None, status.box):
+            return True
+        seen = self.status_seen.get(table_round.table, 0.0)
+        return table_round.last_heard is not None and table_round.last_heard > seen
 
     def board(self) -> dict[str, Any]:
         """Everything the page shows, derived from the replayed journals."""
@@ -482,9 +501,7 @@ class Director:
                 if round_number != current:
                     continue
                 score = table_round.score
-                status = self.status.get(table)
-                online = status is not None and status.online and (
-                    table_round.box is None or status.box == table_round.box)
+                online = self._online(table_round)
                 tables.append({
                     "table": table, "round": round_number, "hand": table_round.hand,
                     "score": {"NS": score[Team.NS], "EW": score[Team.EW]},
@@ -502,7 +519,7 @@ class Director:
                 "players": [{"name": name, **values} for name, values in ranking],
                 "byes": list(self.rounds[current].byes) if current else [],
                 "problems": list(self.problems), "version": self.version,
-                "duplicates": self.duplicates,
+                "duplicates": self.duplicates, "refused": self.refused,
             }
 
     def _add_to_totals(self, table_round: TableRound, totals: dict[str, dict[str, int]]
