@@ -111,12 +111,14 @@ def mosquitto_conf(directory: Path, *, port: int | None, bind: str | None,
              "allow_anonymous false",
              f"password_file {directory / 'passwd'}",
              f"acl_file {directory / 'acl'}",
-             "use_username_as_clientid true",
              f"max_packet_size {MAX_PACKET}"]
+    # a listener's own settings follow its listener line
     if port is not None:
-        lines += ["", f"listener {port}{' ' + bind if bind else ''}"]
+        lines += ["", f"listener {port}{' ' + bind if bind else ''}",
+                  "use_username_as_clientid true"]
     if tls is not None:
         lines += ["", f"listener {tls.port}{' ' + bind if bind else ''}",
+                  "use_username_as_clientid true",
                   f"certfile {tls.cert.resolve()}", f"keyfile {tls.key.resolve()}"]
     return "\n".join(lines) + "\n"
 

@@ -36,9 +36,14 @@ def free_port() -> int:
 
 
 class Mosquitto:
-    """A mosquitto process on 127.0.0.1:``port`` (``url`` is ``mqtt://...``)."""
+    """A mosquitto process on 127.0.0.1:``port`` (``url`` is ``mqtt://...``).
 
-    def __init__(self, directory: Path, port: int | None = None) -> None:
+    With ``include``, a directory of ``*.conf`` files (``club setup``'s
+    ``mosquitto/``), the listeners, logins and ACL are theirs (``port`` must
+    be one of their listeners): only persistence and logging are the test's."""
+
+    def __init__(self, directory: Path, port: int | None = None,
+                 include: Path | None = None) -> None:
         if MOSQUITTO is None:
             pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
         self.directory = Path(directory)
@@ -47,9 +52,10 @@ class Mosquitto:
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.config = self.directory / "mosquitto.conf"
         self.log = self.directory / "mosquitto.log"
+        own = (f"include_dir {include}\n" if include is not None else
+               f"listener {self.port} 127.0.0.1\nallow_anonymous true\n")
         self.config.write_text(
-            f"listener {self.port} 127.0.0.1\n"
-            "allow_anonymous true\n"
+            own +
             # as root mosquitto would become user mosquitto, who may not write here
             f"user {getpass.getuser()}\n"
             "persistence true\n"
