@@ -56,7 +56,7 @@ from .flow import (
 from .journal import JournalError, Store
 from .summary import undo_words
 from .view import View
-from .views import build_view
+from .views import build_view, page_screens
 
 if TYPE_CHECKING:
     import random
@@ -136,6 +136,8 @@ class Referee:
         """The result screen shows until then, or until a press dismisses it."""
         self.page: str | None = None
         """A page over the table (one of :data:`PAGES`), or None."""
+        self.page_at = 0
+        """Which of the page's screens is shown (a long page takes several)."""
         self.browse_until = 0.0
         """Seats layout: PREV/NEXT pressed, so the screen shows the choice under
         the cursor and OK picks it, until any other button is pressed or
@@ -376,7 +378,7 @@ class Referee:
             self._tap = None
             self.message = None
             self.browse_until = 0.0
-            self.page = PAGES[0]
+            self._open_page(PAGES[0])
             self._held = (button, self.clock())
             return
         self._say(f"{label(button)} is held down: is the button stuck?", error=True)
@@ -392,7 +394,7 @@ class Referee:
             return
         self._held = None
         if self.is_pressed is not None and self.is_pressed(held[0]):
-            self.page = None
+            self._open_page(None)
             self._say(f"{label(held[0])} is held down: is the button stuck?", error=True)
 
     def press(self, button: str) -> None:
@@ -401,15 +403,18 @@ class Referee:
         self._tap = (button, self.state.copy(), len(self.game.entries))
         if self._held is not None and self._held[0] == button:
             self._held = None  # pressed again: it was let go
-        if self.notice is not None:
-            self.notice = None  # any button dismisses a notice
+        if self.notice is not None:  # any button shows its next screen, or dismisses it
+            if self.page_at + 1 < self.page_screens():
+                self.page_at += 1
+            else:
+                self.notice, self.page_at = None, 0
             return
         if self._showing_result(now):
             self.result_until = 0.0  # the press after a hand's end only dismisses its result
             self.message = None
             return
         if button == HELP:
-            self.page = None if self.page is not None else PAGES[0]
+            self._open_page(None if self.page is not None else PAGES[0])
             return
         if self.page is not None:
             self._turn_page(button)
@@ -446,24 +451,35 @@ class Referee:
         winning hand the winner screen is shown instead)."""
         return self.result is not None and now < self.result_until and self.game.winner is None
 
+    def _open_page(self, page: str | None, at: int = 0) -> None:
+        """Show ``page`` (None: back to the table) from its screen ``at``
+        (-1: its last)."""
+        self.page = page
+        self.page_at = max(0, self.page_screens() - 1) if at < 0 and page else max(at, 0)
+
+    def page_screens(self) -> int:
+        """How many screens the page shown takes (the screens' own paging)."""
+        if self.page is None and self.notice is None:
+            return 0
+        return page_screens(self.view())
+
     def _turn_page(self, button: str) -> None:
-        """On a page: OK (or NEXT) shows the next one, PREV the one before,
-        any other button goes back to the table."""
+        """On a page: OK (or NEXT) shows its next screen, then the next page;
+        PREV the screen or page before; any other button goes back to the
+        table."""
         index = PAGES.index(self.page) if self.page in PAGES else 0
         if button in (OK, NEXT):
-            self.page = PAGES[index + 1] if index + 1 < len(PAGES) else None
+            if self.page_at + 1 < self.page_screens():
+                self.page_at += 1
+            else:
+                self._open_page(PAGES[index + 1] if index + 1 < len(PAGES) else None)
         elif button == PREV:
-            self.page = PAGES[index - 1] if index > 0 else None
+            if self.page_at > 0:
+                self.page_at -= 1
+            else:
+                self._open_page(PAGES[index - 1] if index > 0 else None, at=-1)
         else:
-            self.page = None
-
-    def _clear_selection(self) -> None:
-        """A refusal clears the half-made call (seat, suit, alone)."""
-        state = self.state
-        if state.seat is None and state.suit is None and not state.alone:
-            return
-        state.seat, state.suit, state.alone, state.cursor = None, None, False, None
-        self._save_flow()
+            self._open_page(None)
 
     def _cursor(self, step: Step, button: str) -> Action | None:
         count = len(step.options)
@@ -513,7 +529,10 @@ class Referee:
             self.state = FlowState(mode="new-game", seat=action.value or None)
             self._save_flow()
         elif action.kind == "page":
-            self.page = action.value
+            self._open_page(action.value)
+        elif action.kind == "cursor":
+            state.cursor = int(action.value)
+            self._save_flow()
         elif action.kind == "setup-seat":
             self.state = FlowState(mode="setup-name", seat=action.value)
             self._save_flow()
@@ -675,7 +694,8 @@ class Referee:
         return build_view(
             self.game, self.state, self.config.layout, self.step,
             message=message, message_is_error=self.message_is_error, flags=self.flags,
-            notice=self.notice, page=self.page, browsing=now < self.browse_until,
+            notice=self.notice, page=self.page, page_at=self.page_at,
+            browsing=now < self.browse_until,
             result=self.result if self._showing_result(now) else None)
 
     def attach_inputs(self, *, indicators: Indicators | None,

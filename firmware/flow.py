@@ -46,10 +46,11 @@ from euchre_core.events import (
 from euchre_core.value import Record
 
 from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, Layout, seat_of
+from .view import MENU_ROWS
 
 ActionKind = Literal[
     "entry", "seat", "suit", "alone", "mode", "random", "confirm", "new-game", "page",
-    "setup-seat", "name", "rules", "none",
+    "setup-seat", "name", "rules", "cursor", "none",
 ]
 
 
@@ -59,7 +60,9 @@ class Action(NamedTuple):
     ``new-game`` (after a win) holds the dealer picked, ``value`` a seat or ""
     for a random one, until OK confirms; ``page`` opens a page (``help``,
     ``rules``, ``hands``); ``setup-seat``, ``name`` and ``rules`` are the set-up
-    menu's (a seat whose name to choose, a kept name, a rules profile)."""
+    menu's (a seat whose name to choose, a kept name, a rules profile);
+    ``cursor`` moves the cursor to option ``value`` (a seats-layout menu's
+    page turned, so that what is picked has been seen: :func:`menu_page`)."""
 
     kind: ActionKind
     entry: Entry | None = None
@@ -523,6 +526,34 @@ def _renege_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
                 doing="while a renege is entered")
 
 
+def menu_page(count: int, cursor: int) -> range:
+    """The seats layout's page of a menu of ``count`` options that holds
+    option ``cursor``: all of them when they fit the screen's
+    :data:`~firmware.view.MENU_ROWS`, else ``MENU_ROWS - 1`` a page, the
+    last row saying ALONE shows more.  Only the page shown can be picked."""
+    if count <= MENU_ROWS:
+        return range(count)
+    per_page = MENU_ROWS - 1
+    first = min(max(cursor, 0), count - 1) // per_page * per_page
+    return range(first, min(first + per_page, count))
+
+
+def _menu_action(state: FlowState, step: Step, button: str) -> Action | None:
+    """A seats-layout menu: a button beside an option shown picks it; ALONE
+    turns the page; the button of an option on another page turns to it
+    (shown first, picked by the next press)."""
+    count = len(step.options)
+    shown = menu_page(count, step.cursor_index(state.cursor))
+    if button == "ALONE":
+        if count <= MENU_ROWS:
+            return None
+        return Action("cursor", value=str(shown.stop % count))
+    for index, option in enumerate(step.options):
+        if option.key == button:
+            return option.action if index in shown else Action("cursor", value=str(index))
+    return None
+
+
 def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Action | None:
     """What a seats-layout button does now (None: nothing is bound to it).
 
@@ -532,16 +563,13 @@ def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Acti
     """
     if button == "OK":
         return step.ok
+    if step.menu:
+        return _menu_action(state, step, button)
     if button == "ALONE":
         for option in step.options:
             if option.key == "ALONE" and option.action.kind == "mode":
                 return option.action
         return Action("alone") if step.name in ("trump", "confirm") else None
-    if step.menu:
-        for option in step.options:
-            if option.key == button:
-                return option.action
-        return None
     seat = seat_of(button)
     suit = SUIT_BY_BUTTON.get(button)
     name = step.name

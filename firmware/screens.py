@@ -23,17 +23,19 @@ fitted to their room (cut with "…"), so nothing can overflow.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from PIL import Image, ImageDraw
 
 from .buttons import SHORT_LABELS
 from .fonts import STRIKES, Font, Fonts, load_fonts
-from .view import Choice, View, suit_symbol, suit_word
+from .view import MENU_ROWS, Choice, View, suit_symbol, suit_word
 
 __all__ = [
-    "HEIGHT", "HOUSE_MARK", "MESSAGE_ROWS", "WIDTH", "cap_height", "cap_offset", "fit", "key_label",
+    "HEIGHT", "HOUSE_MARK", "MESSAGE_ROWS", "WIDTH", "Drawn", "cap_height", "cap_offset", "draw",
+    "fit", "key_label",
     "menu_window", "message_lines", "page_lines", "pages", "render", "talk_lines", "wrap",
     "wrap_lines",
 ]
@@ -82,10 +84,22 @@ def _width(font: Font, text: str) -> float:
     return font.getlength(text)
 
 
+_CUTS: ContextVar[list[str] | None] = ContextVar("cuts", default=None)
+"""While :func:`draw` draws: the texts cut so far (what :attr:`Drawn.cut` says)."""
+
+
+def _cut(text: str) -> None:
+    """Note that ``text`` did not fit its room (it is drawn cut, with "…")."""
+    cuts = _CUTS.get()
+    if cuts is not None:
+        cuts.append(text)
+
+
 def fit(text: str, font: Font, width: float) -> str:
     """``text``, or its longest prefix followed by "…", that fits ``width`` px."""
     if _width(font, text) <= width:
         return text
+    _cut(text)
     cut = text
     while cut and _width(font, cut.rstrip() + ELLIPSIS) > width:
         cut = cut[:-1]
@@ -152,6 +166,7 @@ def wrap_lines(lines: tuple[str, ...] | list[str], font: Font, width: float,
 
 def _with_ellipsis(text: str, font: Font, width: float) -> str:
     """``text`` cut so that it and a final "…" fit ``width`` px (it always gets one)."""
+    _cut(text)
     text = text.removesuffix(ELLIPSIS)
     while text and _width(font, text.rstrip() + ELLIPSIS) > width:
         text = text[:-1]
@@ -193,6 +208,8 @@ class _Canvas:
         self.image = Image.new("1", (WIDTH, HEIGHT), OFF)
         self.draw = ImageDraw.Draw(self.image)
         self.fonts = fonts
+        self.texts: list[str] = []
+        """Every text drawn, in order."""
 
     def text(self, x: float, cap_top: int, text: str, *, fill: int = ON,
              font: Font | None = None) -> None:
@@ -200,6 +217,7 @@ class _Canvas:
         ``cap_top``, its cell's left edge at ``x`` (a whole number of pixels)."""
         if not text:
             return
+        self.texts.append(text)
         font = font or self.fonts.small
         mask, left, top = _text_mask(font, text)
         self.draw.bitmap((int(x) - left, cap_top - cap_offset(font) - top), mask, fill=fill)
@@ -501,7 +519,7 @@ def _title_bar(canvas: _Canvas, view: View, title: str, mark: str = "",
     canvas.text(x, 1, fit(title, canvas.fonts.small, room), fill=OFF)
 
 
-_MENU_ROWS: Final = 4
+_MENU_ROWS: Final = MENU_ROWS
 _MENU_TOP: Final = 13
 _MENU_PITCH: Final = 13
 
@@ -762,18 +780,39 @@ def _kept_rows(view: View) -> int:
     return _HEADER_H if view.kind == "table" else _BAR_H
 
 
+class Drawn(NamedTuple):
+    """A frame and what is on it (:func:`draw`)."""
+
+    image: Image.Image
+    texts: tuple[str, ...]
+    """Every text drawn, as drawn (a cut one with its "…")."""
+    cut: tuple[str, ...]
+    """Every text that did not fit its room, measured with the font: drawn
+    cut with "…" (or, past a text's last line, left out)."""
+
+
 def render(view: View, fonts: Fonts | None = None) -> Image.Image:
     """Draw ``view``: a new 128x64 mode ``"1"`` image, lit pixels = 1.
 
     Raises :class:`~firmware.fonts.FontsMissing` if the shipped font files are
     gone and ``ValueError`` for an unknown ``view.kind``.
     """
+    return draw(view, fonts).image
+
+
+def draw(view: View, fonts: Fonts | None = None) -> Drawn:
+    """:func:`render` ``view``, saying which texts it drew and which it had to cut."""
     layout = _LAYOUTS.get(view.kind)
     if layout is None:
         raise ValueError(f"unknown view kind {view.kind!r} (one of {', '.join(_LAYOUTS)})")
     canvas = _Canvas(fonts or load_fonts())
-    layout(canvas, view)
-    _draw_flags(canvas, view)
-    if view.message is not None:
-        _message(canvas, view, keep_top=_kept_rows(view))
-    return canvas.image
+    cuts: list[str] = []
+    token = _CUTS.set(cuts)
+    try:
+        layout(canvas, view)
+        _draw_flags(canvas, view)
+        if view.message is not None:
+            _message(canvas, view, keep_top=_kept_rows(view))
+    finally:
+        _CUTS.reset(token)
+    return Drawn(canvas.image, tuple(canvas.texts), tuple(cuts))

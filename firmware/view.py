@@ -15,6 +15,11 @@ SCREEN_SIZE: Final = (128, 64)
 """The size every screen is laid out at, in pixels (a larger panel shows the
 layout scaled and centred: :mod:`drivers.display`)."""
 
+MENU_ROWS: Final = 4
+"""Rows a menu shows at once (:func:`firmware.screens.render`); a longer menu
+scrolls with the cursor, or in the seats layout turns pages
+(:func:`firmware.flow.menu_page`)."""
+
 ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands"]
 
 

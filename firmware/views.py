@@ -16,7 +16,7 @@ from euchre_core import SEATS, Game, Phase, Rules, Seat, Team
 from euchre_core.game import HandResult
 
 from .buttons import PAGES, Layout, help_lines
-from .flow import FlowState, Option, Step, bidding_words
+from .flow import FlowState, Option, Step, bidding_words, menu_page
 from .summary import (
     describe_result,
     hands_lines,
@@ -33,12 +33,13 @@ _PAGE_TITLES: Final = {"help": "Help", "rules": "House rules", "hands": "Hands s
 def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], Step], *,
                message: str | None, message_is_error: bool, flags: tuple[str, ...],
                notice: tuple[str, tuple[str, ...]] | None, page: str | None,
-               browsing: bool, result: HandResult | None) -> View:
+               browsing: bool, result: HandResult | None, page_at: int = 0) -> View:
     """What the screen shows: ``game`` and the flow's ``state`` in ``layout``,
     with ``step()`` the flow's step now (asked only when the table shows);
     ``message`` the message still up, ``notice`` and ``page`` what is over
     the table, ``browsing`` the seats layout's choice strip open, ``result``
-    the hand just ended while its result screen is up."""
+    the hand just ended while its result screen is up; ``page_at`` the
+    screen of a long page or notice shown."""
     hand = game.hand
     base: dict[str, Any] = {
         "score_ns": game.score[Team.NS],
@@ -50,7 +51,7 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
         "house_rules": game.rules != Rules(),
     }
     if notice is not None:
-        return View(kind="notice", title=notice[0], lines=notice[1],
+        return View(kind="notice", title=notice[0], lines=notice[1], cursor=page_at,
                     ok_hint="any button: back", **base)
     if page is not None:
         index = PAGES.index(page)
@@ -63,8 +64,12 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
             page_lines = hands_lines(game)
         else:
             page_lines = help_lines(layout)
-        return View(kind=page, title=_PAGE_TITLES[page],  # type: ignore[arg-type]
-                    lines=page_lines, ok_hint=ok_hint, **base)
+        shown = View(kind=page, title=_PAGE_TITLES[page],  # type: ignore[arg-type]
+                     lines=page_lines, cursor=page_at, ok_hint=ok_hint, **base)
+        count = page_screens(shown)
+        if page_at + 1 < count:
+            shown = shown._replace(ok_hint=f"OK: page {page_at + 2} of {count}")
+        return shown
     now_step = step()
     cursor = now_step.cursor_index(state.cursor)
     ok_hint = ok_words(now_step, layout, browsing, cursor)
@@ -96,6 +101,8 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
                         for o in now_step.options)
     if now_step.menu:  # the claim and set-up menus: the score stays in view, and trump
         made = game.phase is Phase.IN_GAME and hand.trump is not None
+        if layout == "seats":
+            choices, cursor = _menu_page(choices, cursor)
         return View(kind="menu", title=now_step.question, choices=choices,
                     cursor=cursor, ok_hint=ok_hint,
                     hand=hand.number if made else None,
@@ -129,6 +136,31 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
         if in_game and hand.lone_defender is not None else None,
         **base,
     )
+
+
+def page_screens(view: View) -> int:
+    """How many screens a text page (or notice) takes, as the screens page it."""
+    from .fonts import load_fonts
+    from .screens import pages
+
+    return len(pages(view, load_fonts()))
+
+
+MORE: Final = "More…"
+"""The last row of a seats-layout menu page when there are more (ALONE)."""
+
+
+def _menu_page(choices: tuple[Choice, ...], cursor: int) -> tuple[tuple[Choice, ...], int]:
+    """The seats layout's page of a menu (:func:`~firmware.flow.menu_page`):
+    its options, a last row ``More… 1/3`` by ALONE when there are more, and
+    the cursor on the page."""
+    shown = menu_page(len(choices), cursor)
+    if len(shown) == len(choices):
+        return choices, cursor
+    per_page = len(menu_page(len(choices), 0))
+    pages = -(-len(choices) // per_page)
+    more = Choice(f"{MORE} {shown.start // per_page + 1}/{pages}", "ALONE")
+    return (*choices[shown.start:shown.stop], more), cursor - shown.start
 
 
 def ok_words(step: Step, layout: Layout, browsing: bool, cursor: int) -> str:

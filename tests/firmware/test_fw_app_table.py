@@ -33,6 +33,7 @@ from firmware.buttons import STUCK_S
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
 from firmware.flow import HELP_OPTION, FlowState
 from firmware.journal import Store
+from firmware.view import Choice
 
 
 @pytest.fixture
@@ -221,7 +222,7 @@ def test_house_rules_marker_and_rules_page(table: Any) -> None:
     standard = table()
     assert standard.referee.view().house_rules is False
     standard.referee.press("HELP")  # the emulator's ?; on the box a long press (below)
-    standard.tap("OK")
+    standard.taps("OK OK")  # the help's two screens, then the rules
     view = standard.referee.view()
     assert (view.kind, view.lines) == ("rules", ("Standard rules", "to 10, stick the dealer"))
     standard.close()
@@ -235,6 +236,7 @@ def test_win_by_two_says_why_play_goes_on(tmp_path: Path) -> None:
     view = referee.view()
     assert view.house_rules
     referee.press("HELP")
+    referee.press("OK")  # the help's second screen
     referee.press("OK")
     assert referee.view().lines == (
         "Target: 5 points", "Win by two: on", "Stick the dealer: off",
@@ -262,8 +264,7 @@ def test_result_words_one_trick_and_the_hands_page_after_a_restart(tmp_path: Pat
         t.tap("N")  # dismiss
         referee = t.restart()
         referee.press("HELP")  # the emulator's ?; on the box a long press (below)
-        t.tap("OK")
-        t.tap("OK")
+        t.taps("OK OK OK")  # the help's two screens, the rules
         view = referee.view()
         assert (view.kind, view.title) == ("hands", "Hands so far")
         assert view.lines == ("1 ♥: Ragnar euchred, EW +2",)
@@ -304,13 +305,13 @@ def test_a_long_press_of_alone_opens_help_and_takes_back_its_tap(table: Any) -> 
     assert [(e.name, e.kind) for e in events] == [("ALONE", "press"), ("ALONE", "hold")]
     view = t.referee.view()
     assert view.kind == "help" and "Hold ALONE: this help" in view.lines
-    assert view.ok_hint == "OK: house rules"
+    assert view.ok_hint == "OK: page 2 of 2"
     assert t.referee.store.flow(t.referee.game_id) == before  # the toggle was taken back
     assert t.referee.state.alone is False
     t.clock.advance(STUCK_S + 1)
     t.referee.tick()  # let go in time: not reported
     assert t.referee.view().message is None
-    for kind in ("rules", "hands", "table"):
+    for kind in ("help", "rules", "hands", "table"):
         t.tap("OK")
         assert t.referee.view().kind == kind
     t.taps("HEARTS OK")  # and the call goes on where it was
@@ -436,16 +437,20 @@ def test_set_up_players_and_rules_with_the_buttons(tmp_path: Path, factory: Any)
         assert (view.kind, view.title) == ("menu", "Set up the next game")
         assert [c.label for c in view.choices] == [
             "Players: Ragnar, Sigríður, South, Anna", "Rules: Standard", "Done"]
-        t.tap("E")  # rules
+        t.tap("E")  # rules: eight profiles, three a page (ALONE: more)
+        assert referee.view().choices[-1] == Choice("More… 1/3", "ALONE")
+        t.tap("ALONE")
         labels = [c.label for c in referee.view().choices]
         t.tap(referee.view().choices[labels.index("To 11")].key)
         assert journal_lines(referee)[-1] == "rules target=11"
         t.tap("N")  # players
-        t.tap("W")  # who sits West?
+        t.taps("W W")  # West is on the second page: shown, then who sits West?
         view = referee.view()
         assert view.title == "W: who sits here?"
         assert "Anna" not in [c.label for c in view.choices]  # already seated
         t.tap("OK")  # keep Anna
+        t.tap("SPADES")  # "Done" is on the names' second page: shown first
+        assert "Done" in [c.label for c in referee.view().choices]
         t.tap("SPADES")  # done with the names
         t.tap("S")  # done
         assert referee.view().kind == "table" and referee.view().house_rules
@@ -464,7 +469,8 @@ def test_set_up_offers_names_the_box_has_kept(tmp_path: Path) -> None:
     press_all(referee, (HAND_1 + " W OK N HEARTS OK N N N E E").split(), clock)  # two games
     referee.set_next_names({Seat.W: "Anna"})  # and Anna back for the one after
     assert "players N=Ragnar E=Sigríður S=South W=Zoë" in referee.store.lines(referee.game_id)
-    for name in "ALONE N W".split():  # after the win: set-up, players, who sits West?
+    for name in "ALONE N W W".split():  # after the win: set-up, players (W: its page),
+        # who sits West?
         referee.press(name)
     labels = [c.label for c in referee.view().choices]
     assert "Zoë" in labels and "Anna" not in labels  # kept; already seated
