@@ -22,7 +22,7 @@ class Indicators:
     """The box's outputs other than the display.
 
     ``leds`` maps opaque names to pins (or ``None`` when that LED is not
-    fitted); :meth:`light` lights exactly the named ones.
+    fitted); :meth:`light` lights exactly the named ones, steady or blinking.
     """
 
     def __init__(
@@ -40,6 +40,8 @@ class Indicators:
         self._buzzer: Any = None
         self._status: Any = None
         self._leds: dict[str, Any] = {}
+        self._modes: dict[str, str] = {}
+        """What each LED was last told: ``on``, ``off`` or ``blink``."""
 
         def make(kind: type, what: str, pin: Pin) -> Any:
             try:
@@ -81,17 +83,29 @@ class Indicators:
             else:
                 self._status.off()
 
-    def light(self, names: Iterable[str]) -> None:
-        """Light exactly the LEDs in ``names``; all others go dark."""
-        wanted = set(names)
-        unknown = wanted - self._names
+    BLINK_S = 0.4
+    """Seconds on, then off, of a blinking LED."""
+
+    def light(self, names: Iterable[str], blinking: Iterable[str] = ()) -> None:
+        """Light exactly the LEDs in ``names``, steady, and blink those in
+        ``blinking`` (:attr:`BLINK_S` on and off, in the background); all
+        others go dark.  An LED already doing what it is asked is left alone
+        (a blink keeps its rhythm)."""
+        steady, blink = set(names), set(blinking)
+        unknown = (steady | blink) - self._names
         if unknown:
             raise DriverConfigError(
                 f"no LED named {', '.join(map(repr, sorted(unknown)))}; "
                 f"known: {', '.join(map(repr, sorted(self._names)))}"
             )
         for name, led in self._leds.items():
-            if name in wanted:
+            mode = "blink" if name in blink else "on" if name in steady else "off"
+            if self._modes.get(name) == mode:
+                continue
+            self._modes[name] = mode
+            if mode == "blink":
+                led.blink(on_time=self.BLINK_S, off_time=self.BLINK_S, background=True)
+            elif mode == "on":
                 led.on()
             else:
                 led.off()

@@ -744,10 +744,12 @@ class Referee:
         if self.indicators is None or not self.config.seat_led_pins:
             return
         game = self.game
-        lit: set[str] = set()
-        if game.phase is Phase.IN_GAME:
-            lit = {str(game.hand.dealer), str(game.hand.leader)}
-        self.indicators.light(lit & set(self.config.seat_led_pins))
+        dealer: set[str] = set()
+        leader: set[str] = set()
+        if game.phase is Phase.IN_GAME:  # the dealer's LED steady, the leader's blinking
+            dealer, leader = {str(game.hand.dealer)}, {str(game.hand.leader)}
+        fitted = set(self.config.seat_led_pins)
+        self.indicators.light(dealer & fitted, blinking=leader & fitted)
 
     def run(self, events: Inbox, *, stop: Callable[[], bool] = lambda: False,
             on_loop: Callable[[], None] | None = None, poll: float = 1.0) -> None:

@@ -1,5 +1,6 @@
-"""The optional buzzer and LEDs: seat LEDs mark the dealer and the leader, the
-buzzer sounds on a refusal and at the win (gpiozero's MockFactory pins)."""
+"""The optional buzzer and LEDs: seat LEDs mark the dealer (steady) and the
+leader (blinking), the buzzer sounds on a refusal and at the win (gpiozero's
+MockFactory pins)."""
 
 from __future__ import annotations
 
@@ -35,23 +36,47 @@ def lit(factory: MockFactory) -> set[str]:
     return {name for name, pin in SEAT_LEDS.items() if factory.pin(pin).state}
 
 
-def test_seat_leds_mark_dealer_and_leader(tmp_path: Path, factory: MockFactory) -> None:
+def modes(factory: MockFactory, expected: dict[str, str]) -> dict[str, str]:
+    """Each seat LED's mode now: ``blink`` once it has gone on twice since
+    this call, else ``on`` or ``off``; waits (generously) for the LEDs that
+    ``expected`` says blink to show it."""
+    since = {name: len(factory.pin(pin).states) for name, pin in SEAT_LEDS.items()}
+    blinking = [name for name, mode in expected.items() if mode == "blink"]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(
+            rises(factory.pin(SEAT_LEDS[name]), since[name] - 1) < 2 for name in blinking):
+        time.sleep(0.05)
+    out = {}
+    for name, pin in SEAT_LEDS.items():
+        if rises(factory.pin(pin), since[name] - 1) >= 2:
+            out[name] = "blink"
+        else:
+            out[name] = "on" if factory.pin(pin).state else "off"
+    return out
+
+
+def test_seat_leds_mark_dealer_steady_and_leader_blinking(tmp_path: Path,
+                                                         factory: MockFactory) -> None:
     referee = make(tmp_path, factory)
     referee.refresh()
     assert lit(factory) == set()  # no game yet
-    referee.press("N")  # Ragnar deals, Sigríður leads
+    referee.press("N")  # Ragnar deals (steady), Sigríður leads (blinking)
     referee.refresh()
-    assert lit(factory) == {"N", "E"}
+    expected = {"N": "on", "E": "blink", "S": "off"}
+    assert modes(factory, expected) == expected
     for button in ("S", "CLUBS", "OK", "E"):  # South makes clubs; Sigríður wins trick 1
         referee.press(button)
     referee.refresh()
-    assert lit(factory) == {"N", "E"}
+    assert modes(factory, expected) == expected  # (a blink is not restarted by a redraw)
     referee.press("S")  # South wins trick 2 and leads trick 3
     referee.refresh()
-    assert lit(factory) == {"N", "S"}
+    expected = {"N": "on", "E": "off", "S": "blink"}
+    assert modes(factory, expected) == expected
     referee.press("W")  # Anna leads: W has no LED, only the dealer stays lit
     referee.refresh()
-    assert lit(factory) == {"N"}
+    expected = {"N": "on", "E": "off", "S": "off"}
+    assert modes(factory, expected) == expected
+    referee.indicators.close()  # type: ignore[union-attr]
 
 
 def test_leds_attached_after_the_first_frame_light_at_once(tmp_path: Path,
@@ -66,8 +91,10 @@ def test_leds_attached_after_the_first_frame_light_at_once(tmp_path: Path,
     assert referee.refresh()  # the first frame, no LEDs yet
     indicators = Indicators(leds=SEAT_LEDS, pin_factory=factory)
     referee.attach_inputs(indicators=indicators, is_pressed=lambda name: False)
-    assert lit(factory) == {"N", "E"} and referee.indicators is indicators
+    expected = {"N": "on", "E": "blink", "S": "off"}
+    assert modes(factory, expected) == expected and referee.indicators is indicators
     assert referee.is_pressed is not None and not referee.is_pressed("OK")
+    indicators.close()  # (the blinking LED's thread stopped)
     referee.store.close()
 
 
@@ -100,3 +127,4 @@ def test_buzzer_sounds_on_a_refusal_and_at_the_win(tmp_path: Path, factory: Mock
     referee.press("S")  # the fifth trick: North-South win 2-0
     assert referee.game.winner is not None
     assert wait_for_rises(buzzer, before_win - 1, 3) == 3
+    referee.indicators.close()  # type: ignore[union-attr]
