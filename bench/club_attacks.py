@@ -146,6 +146,15 @@ class Attacker:
         self.night.wait(lambda: self.night.round_done(number), 300, f"round {number}")
         self.night.wait(lambda: all(t["online"] for t in self.night.board()["tables"]), 60,
                         "both boxes online")
+        self.night.wait(lambda: all(self.acked(t["table"], number) == t["entries"] - 1
+                                    for t in self.night.board()["tables"]), 60,
+                        "every line acknowledged on the boxes")
+
+    def acked(self, table: int, number: int) -> int:
+        """The box's watermark for its game of round ``number``."""
+        state = self.box(table)
+        game = next((g for g, r in state["rounds"].items() if r == number), None)
+        return int(state["acked"].get(game, -1)) if game is not None else -1
 
     def box(self, table: int) -> dict[str, Any]:
         state: dict[str, Any] = json.loads(
