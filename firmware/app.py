@@ -31,6 +31,7 @@ from euchre_core.events import Call, Entry, Make, NewGame, Order, Pass, Players,
 from euchre_core.game import HandResult
 
 from .buttons import (
+    CONFIRM_GUARD_S,
     HELP,
     NEXT,
     OK,
@@ -44,6 +45,7 @@ from .buttons import (
 from .care import ScreenCare
 from .config import Config
 from .flow import (
+    CONFIRMS,
     RULE_PROFILES,
     Action,
     FlowState,
@@ -148,6 +150,8 @@ class Referee:
         """The last tap: its button, and the flow state and entry count before
         it (so the long press it turns into can take it back)."""
         self._held: tuple[str, float] | None = None
+        self._last_press: tuple[str, float] | None = None
+        """The last press and when (a confirmation is never a double tap)."""
         """A long-pressed button and when its long press came (stuck check)."""
         self.notice: tuple[str, tuple[str, ...]] | None = None
         self.flags: tuple[str, ...] = ()
@@ -162,6 +166,9 @@ class Referee:
         self.notes: list[str] = []
         """What the table should know about the journal since the start (the
         serial link's ``status`` lists them with :meth:`notices`)."""
+        self.staged: str | None = None
+        """The ``game`` line of a new game confirmed after a win, shown but not
+        yet stored (:meth:`_stage`), or None."""
         self._notice_journal(store)
         self._apply_kept_settings()
         self._resume()
@@ -235,7 +242,7 @@ class Referee:
             return False
         self._next_probe = self.clock() + self.JOURNAL_PROBE_S
         try:
-            self.store.probe(self.game_id, self.state.dumps())
+            self.store.probe(self.game_id, self._flow_text())
         except JournalError as error:
             self.journal_fault = str(error)
             return False
@@ -321,6 +328,9 @@ class Referee:
                 self.game_id = game_id
                 self.base_entries = self._count_setup(self.store.lines(game_id))
                 self.state = FlowState.loads(self.store.flow(game_id))
+                self.staged = None
+                if self.state.staged is not None and self.game.phase is Phase.GAME_OVER:
+                    self._restage(self.state.staged)
                 if self.state.entries != len(self.game.entries):
                     self.state = FlowState()
                 return
@@ -343,6 +353,7 @@ class Referee:
         self.game = result.game
         self.base_entries = len(lines)
         self.state = FlowState(entries=len(self.game.entries))
+        self.staged = None
         self.result = None  # the last game's last hand is not this game's
 
     # --- input ---------------------------------------------------------------
@@ -401,6 +412,7 @@ class Referee:
         """What pressing ``button`` does now (one tap, already debounced)."""
         now = self.clock()
         self._tap = (button, self.state.copy(), len(self.game.entries))
+        last, self._last_press = self._last_press, (button, now)
         if self._held is not None and self._held[0] == button:
             self._held = None  # pressed again: it was let go
         if self.notice is not None:  # any button shows its next screen, or dismisses it
@@ -426,6 +438,11 @@ class Referee:
             self._undo()
             return
         step = self.step()
+        if (button == OK and step.name in CONFIRMS and last is not None and last[0] == OK
+                and now - last[1] < CONFIRM_GUARD_S):  # a double tap asks, never confirms
+            self._say(f"{label(OK)} twice quickly: read the screen, then {label(OK)} to "
+                      "confirm", error=True)
+            return
         moving = button in (PREV, NEXT)
         cursor_layout = self.config.layout == "cursor"
         if moving and not browsing and not cursor_layout and step.options:
@@ -442,9 +459,8 @@ class Referee:
             self._act(action)
         elif not (moving and step.options):
             self._say(f"{label(button)} does nothing {step.doing}: {step.instead}", error=True)
-        if self.message is not None and self.message_is_error and step.name in (
-                "maker", "trump", "confirm"):
-            self._clear_selection()
+        # A refusal keeps the half-made call: its advice ("tap a suit", "must go
+        # alone", "may order up or pass") is followed from there.
 
     def _showing_result(self, now: float) -> bool:
         """Whether the result screen of the hand just ended is up (after the
@@ -587,7 +603,7 @@ class Referee:
         current one.  ``replayed``: those lines already replayed (off the main
         loop: a long log), taken as the game instead of replaying them here."""
         if replayed is not None and self.store.latest() == game_id:
-            self.game, self.game_id = replayed, game_id
+            self.game, self.game_id, self.staged = replayed, game_id, None
             self.base_entries = self._count_setup(list(entries))
             self.state = FlowState(entries=len(replayed.entries))
         else:
@@ -611,10 +627,10 @@ class Referee:
         """Check, journal (durably), then apply one entry.  Returns the reason
         it was refused (also shown), or None once it is durable and applied."""
         game = self.game
+        if game.phase is Phase.GAME_OVER and isinstance(entry, NewGame):
+            return self._stage(entry)
+        staged = self.staged
         try:
-            if game.phase is Phase.GAME_OVER and isinstance(entry, NewGame):
-                self._new_stored_game()
-                game = self.game
             reason = game.check(entry)
             if reason is not None:
                 self._say(reason, error=True)
@@ -622,12 +638,18 @@ class Referee:
             results = len(game.results)
             line = entry.line()
             fresh = FlowState(entries=len(game.entries) + 1)
-            self.store.append(self.game_id, line, flow=fresh.dumps())
+            if staged is None:
+                self.store.append(self.game_id, line, flow=fresh.dumps())
+            else:  # the new game's first real entry: now it is a stored game
+                self.game_id = self.store.new_game([e.line() for e in game.entries] + [line])
+                self.staged = None
         except JournalError as error:
             return self._journal_failed(error)
         self._journal_works()
         game.push(entry)
         self.state = fresh
+        if staged is not None:
+            self._notify(staged)
         if len(game.results) > results:
             self.result = game.results[-1]
             self.result_until = self.clock() + self.config.result_s
@@ -635,6 +657,72 @@ class Referee:
                 self.indicators.beep(3)
         self._notify(line)
         return None
+
+    # --- a new game after a win: staged until its first real entry -----------
+
+    def _staged_game(self, entry: NewGame) -> Game | str:
+        """The new game ``entry`` starts with the names and rules set for the
+        games to come, or the reason it cannot start."""
+        lines = self._setup_lines()
+        game = replay("\n".join(["euchre-log 1", *lines])).game
+        reason = game.check(entry)
+        if reason is not None:
+            return reason
+        game.push(entry)
+        return game
+
+    def _stage(self, entry: NewGame) -> str | None:
+        """A new game confirmed after a win: shown at once and kept (durably)
+        in the finished game's flow; its first real entry stores it as a game
+        of its own (:meth:`enter`), and till then UNDO goes back to the
+        finished game (:meth:`_unstage`), which the journal keeps as it was."""
+        game = self._staged_game(entry)
+        if isinstance(game, str):
+            self._say(game, error=True)
+            return game
+        state = FlowState(entries=len(game.entries), staged=entry.line())
+        try:
+            self.store.save_flow(self.game_id, state.dumps(), durable=True)
+        except JournalError as error:
+            return self._journal_failed(error)
+        self._journal_works()
+        self.game, self.state, self.staged = game, state, state.staged
+        self.base_entries = self._count_setup(self._setup_lines())
+        self.result = None  # the last game's last hand is not this game's
+        return None
+
+    def _restage(self, line: str) -> None:
+        """At a start: the new game that was staged after the win, again."""
+        try:
+            entry = parse_event(line)
+        except LogSyntaxError:
+            return
+        game = self._staged_game(entry) if isinstance(entry, NewGame) else "not a game line"
+        if not isinstance(game, str):
+            self.game, self.staged = game, line
+            self.base_entries = self._count_setup(self._setup_lines())
+
+    def _unstage(self) -> str | None:
+        """UNDO before the staged new game's first real entry: back to the
+        finished game (its winner screen; UNDO again reopens its last hand)."""
+        try:
+            finished = self.store.load(self.game_id)
+            fresh = FlowState(entries=len(finished.entries))
+            self.store.save_flow(self.game_id, fresh.dumps(), durable=True)
+        except JournalError as error:
+            return self._journal_failed(error)
+        self._journal_works()
+        entry = self.game.entries[-1]
+        self.game, self.state, self.staged, self.result = finished, fresh, None, None
+        self.base_entries = self._count_setup(self.store.lines(self.game_id))
+        self.undone = undo_words(self.game, entry, None) + ": back to the finished game"
+        self._say(self.undone, error=False)
+        return None
+
+    def _flow_text(self) -> str:
+        """The flow state as kept in the journal (with the staged new game)."""
+        self.state.staged = self.staged
+        return self.state.dumps()
 
     def _undo(self) -> None:
         if not self.state.is_empty:
@@ -645,6 +733,8 @@ class Referee:
 
     def undo(self) -> str | None:
         """Undo the last entry of the game (journalled); returns a refusal reason."""
+        if self.staged is not None:
+            return self._unstage()
         if len(self.game.entries) <= self.base_entries:
             reason = "nothing to undo: this is the start of the game"
             self._say(reason, error=True)
@@ -672,7 +762,7 @@ class Referee:
     def _save_flow(self) -> None:
         self.state.entries = len(self.game.entries)
         try:
-            self.store.save_flow(self.game_id, self.state.dumps())
+            self.store.save_flow(self.game_id, self._flow_text())
         except JournalError as error:
             self._journal_failed(error)  # the selection stays on the screen, not kept
         else:

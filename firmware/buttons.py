@@ -78,6 +78,10 @@ move the cursor), so the tap that starts a long press is taken back."""
 STUCK_S: Final = 10.0
 """A button still down this long after its long press is reported as stuck (s)."""
 
+CONFIRM_GUARD_S: Final = 0.6
+"""A confirmation (a new game, a call) is never the press that asked for it
+again this soon (s): OK twice quickly asks once and confirms nothing."""
+
 
 def hold_opens_help(layout: str, button: str) -> bool:
     """Whether a long press of ``button`` opens the help pages in ``layout``."""

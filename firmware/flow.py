@@ -105,6 +105,11 @@ class Step(NamedTuple):
         return min(chosen, max(len(self.options) - 1, 0))
 
 
+CONFIRMS: Final = frozenset({"confirm", "new-game"})
+"""Steps whose OK confirms what the press before asked about: OK there is
+refused within :data:`~firmware.buttons.CONFIRM_GUARD_S` of an OK before it."""
+
+
 class Setup(NamedTuple):
     """What the set-up menu offers and shows: the next game's names and rules,
     and the names the box has kept."""
@@ -154,20 +159,26 @@ class FlowState(Record):
     waits for OK; ``seat`` its dealer, None for random); the set-up menu's
     pages.  ``cursor`` is the cursor's option (None: not moved, on the step's
     likeliest option).  ``entries`` is ``len(game.entries)`` when this state
-    was made; stale state is dropped.
+    was made; stale state is dropped.  ``staged`` is the ``game`` line of a
+    new game confirmed after a win and not yet stored: it is stored as a game
+    of its own with its first real entry, and till then UNDO goes back to the
+    finished game (the state is saved with the finished game; ``entries``
+    counts the new game's).
     """
 
-    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries")
+    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries", "staged")
     _fields = __slots__
 
     def __init__(self, seat: str | None = None, suit: str | None = None, alone: bool = False,
-                 mode: str = "", cursor: int | None = None, entries: int = -1) -> None:
+                 mode: str = "", cursor: int | None = None, entries: int = -1,
+                 staged: str | None = None) -> None:
         self.seat = seat
         self.suit = suit
         self.alone = alone
         self.mode = mode
         self.cursor = cursor
         self.entries = entries
+        self.staged = staged
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name, in order (what :meth:`dumps` writes)."""
@@ -194,6 +205,7 @@ class FlowState(Record):
             and state.mode in MODES
             and (state.cursor is None or type(state.cursor) is int and state.cursor >= 0)
             and type(state.entries) is int
+            and (state.staged is None or isinstance(state.staged, str))
         )
         return state if valid else cls()
 

@@ -87,7 +87,7 @@ class KeptJournal(Store):
     def append(self, game_id: int, line: str, flow: str | None = None) -> None:
         raise self._refuse()
 
-    def save_flow(self, game_id: int, flow: str) -> None:
+    def save_flow(self, game_id: int, flow: str, *, durable: bool = False) -> None:
         raise self._refuse()
 
     def probe(self, game_id: int, flow: str) -> None:

@@ -546,13 +546,19 @@ class Store:
 
         self._write(work)
 
-    def save_flow(self, game_id: int, flow: str) -> None:
+    def save_flow(self, game_id: int, flow: str, *, durable: bool = False) -> None:
         """Remember the entry flow's position (a half-made selection, a cursor).
 
         Committed without waiting for the disk (``synchronous=NORMAL`` for this
         one commit): it is no entry, so a power cut may lose the last few
         cursor moves, never a line; the next entry's commit syncs it too.
+        ``durable``: waits for the disk like an entry (a new game confirmed
+        after a win, kept in the flow until its first entry).
         """
+        if durable:
+            self._write(lambda db: db.execute("UPDATE games SET flow=? WHERE id=?",
+                                              (flow, game_id)))
+            return
         try:
             self._db.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error as error:

@@ -37,13 +37,13 @@ def snapshot(referee: Referee) -> tuple[str, list[str], str, View]:
             referee.store.flow(referee.game_id), quiet(referee.view()))
 
 
-def assert_unchanged_but_the_call_cleared(referee: Referee, before: tuple[object, ...]) -> None:
-    """A refused press changes nothing but the half-made call, which it clears
-    (SPEC §2: a refusal clears the half-made selection)."""
+def assert_unchanged(referee: Referee, before: tuple[object, ...]) -> None:
+    """A refused press changes nothing: the game, the journal, and the half-made
+    call, which its advice relies on (issue 23: "tap a suit" after a refused OK
+    is the selected maker's suit, not the upcard)."""
     after = snapshot(referee)
-    assert after[:2] == before[:2]  # the game and the journal
+    assert after == before
     state = FlowState.loads(str(after[2]))
-    assert (state.seat, state.suit, state.alone) == (None, None, False)
     assert state.mode == FlowState.loads(str(before[2])).mode
 
 
@@ -88,7 +88,7 @@ def test_refused_press_says_why_and_changes_nothing(
     referee.press(button)
     view = referee.view()
     assert (view.message, view.message_is_error) == (message, True)
-    assert_unchanged_but_the_call_cleared(referee, before)
+    assert_unchanged(referee, before)
     assert_replays(referee)
 
 
@@ -98,10 +98,12 @@ def test_stick_the_dealer_pass_says_why(tmp_path: Path) -> None:
     before = snapshot(referee)
     assert referee.view().ok_hint == "OK does nothing while trump is picked"
     referee.press("OK")  # Anna may not pass: refused
-    assert_unchanged_but_the_call_cleared(referee, before)
+    assert_unchanged(referee, before)
     assert referee.view().message == (
         "OK does nothing while trump is picked: tap a suit, ALONE to go alone, UNDO for another "
         "seat")
+    setup(referee, "CLUBS OK")  # the advice: tap a suit (issue 23: it was taken as the upcard)
+    assert journal_lines(referee)[-1] == "call W C"
 
 
 def test_out_of_turn_first_pass_says_why(tmp_path: Path) -> None:
@@ -110,8 +112,9 @@ def test_out_of_turn_first_pass_says_why(tmp_path: Path) -> None:
     before = snapshot(referee)
     assert referee.view().ok_hint == "OK does nothing while trump is picked"
     referee.press("OK")  # Sigríður may not pass: refused
-    assert_unchanged_but_the_call_cleared(referee, before)
-    assert referee.view().ok_hint == "OK: Ragnar passes"  # the selection is gone
+    assert_unchanged(referee, before)
+    setup(referee, "HEARTS OK")  # the advice: tap a suit; Sigríður orders up
+    assert journal_lines(referee)[-1] == "order E"
 
 
 @pytest.mark.parametrize("button", ["HEARTS", "CLUBS"])
@@ -143,12 +146,13 @@ def test_after_the_win_only_new_game_and_undo_are_taken(tmp_path: Path) -> None:
     assert referee.game.winner is not None
     referee.press("N")  # a seat: a new game, Ragnar dealing, once OK confirms it
     assert referee.game_id == won_id and referee.view().ok_hint == "OK: new game, Ragnar deals"
-    referee.press("OK")  # in a new journal
+    referee.press("OK")  # shown at once, stored as a game of its own with its first entry
+    assert referee.view().dealer == "Ragnar" and referee.game_id == won_id
+    setup(referee, "S CLUBS OK")
     assert referee.game_id != won_id
     assert journal_lines(referee) == ["euchre-log 1", "rules target=1",
                                       "players N=Ragnar E=Sigríður S=South W=Anna",
-                                      "game dealer=N"]
-    assert referee.view().dealer == "Ragnar"
+                                      "game dealer=N", "make S C"]
     assert_replays(referee)
 
 

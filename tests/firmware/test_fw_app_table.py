@@ -29,7 +29,7 @@ from support.app_kit import (
 import drivers
 from euchre_core import Phase, Rules, Seat, Team
 from firmware.app import BROWSE_S, Referee
-from firmware.buttons import STUCK_S
+from firmware.buttons import CONFIRM_GUARD_S, STUCK_S
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
 from firmware.flow import HELP_OPTION, FlowState
 from firmware.journal import Store
@@ -156,8 +156,13 @@ def test_a_new_game_after_a_win_takes_a_confirmation_and_undo_reaches_back(
     t.tap("OK")  # OK: a new game, random dealer, once OK confirms it
     assert referee.view().ok_hint == "OK: new game, random dealer"
     assert referee.game_id == won_id
+    t.clock.advance(CONFIRM_GUARD_S)  # a deliberate second OK (a double tap is refused)
     t.tap("OK")
-    assert referee.game_id != won_id and referee.game.phase is Phase.IN_GAME
+    assert referee.game.phase is Phase.IN_GAME and referee.view().hand == 1
+    assert referee.game_id == won_id  # stored as a game of its own with its first entry
+    t.taps("S CLUBS OK")
+    assert referee.game_id != won_id and journal_lines(referee)[-2:] == [
+        f"game dealer={referee.game.hand.dealer}", "make S C"]
     assert_replays(referee)
 
 
@@ -188,7 +193,7 @@ def test_every_step_says_what_ok_does(table: Any) -> None:
     assert referee.view().ok_hint == "OK does nothing in the claim menu"
 
 
-def test_a_refused_suit_clears_the_selection_and_the_screen_shows_the_bidding(
+def test_a_refused_suit_keeps_the_maker_and_the_screen_shows_the_bidding(
         table: Any) -> None:
     t = table()
     referee = t.referee
@@ -198,15 +203,15 @@ def test_a_refused_suit_clears_the_selection_and_the_screen_shows_the_bidding(
     assert view.ok_hint == "OK: Ragnar passes"
     t.taps("N OK")
     assert referee.view().bidding == "Round 2 · ♥ turned down · passed: Ragnar"
-    t.taps("E HEARTS")  # hearts was turned down: refused, and Sigríður is no longer picked
+    t.taps("E HEARTS")  # hearts was turned down: refused; Sigríður stays picked (issue 23)
     view = referee.view()
     assert view.message == "hearts was turned down: name another suit"
-    assert referee.state.is_empty and view.maker is None
+    assert referee.state.seat == "E" and view.maker == "Sigríður"
     assert view.ok_hint == "OK: Sigríður passes"  # the screen says whose pass OK enters
-    t.tap("S")  # out of turn: refused, nothing picked
+    t.tap("S")  # out of turn: refused, and Sigríður is still the one picked
     assert referee.view().message == "it is Sigríður's turn to bid, not South's"
-    assert referee.state.is_empty and referee.view().ok_hint == "OK: Sigríður passes"
-    t.taps("E CLUBS OK")  # the real maker is not refused
+    assert referee.state.seat == "E" and referee.view().ok_hint == "OK: Sigríður passes"
+    t.taps("CLUBS OK")  # the advice: name another suit
     assert journal_lines(referee)[-1] == "call E C"
 
 

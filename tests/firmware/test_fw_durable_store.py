@@ -86,6 +86,7 @@ def test_several_games_are_kept_listed_and_exported(tmp_path: Path) -> None:
         play_to_the_end(referee, rng)
         finals.append((dict(referee.game.score), referee.game.winner))
         assert referee.enter(NewGame(rng.choice(SEATS))) is None
+    play(referee, rng, 1)  # the new game's first entry stores it (till then UNDO reaches back)
     referee.store.close()
 
     store = Store(tmp_path)
@@ -427,6 +428,7 @@ def test_kept_settings_open_the_next_game_after_a_restart(tmp_path: Path) -> Non
     assert referee.config.names[Seat.N] == "Nora"
     assert referee.config.rules == Rules(target=5)
     assert referee.enter(NewGame(Seat.E)) is None
+    play(referee, random.Random(3), 1)  # its first entry stores it
     lines = referee.store.lines(referee.game_id)
     assert lines[:2] == ["rules target=5", "players N=Nora E=Sigríður S=South W=Anna"]
     assert referee.game.rules.target == 5

@@ -376,9 +376,11 @@ def test_players_and_rules_for_the_next_game(device: Device, host: Host) -> None
         lambda referee: referee.game.names).values()] == ["Ragnar", "Sigríður", "South", "Anna"]
     send_log(host, FULL_TEXT, "replay load")     # a won game ...
     assert host.ask("enter game dealer=E")[0].startswith("ok ")  # ... so a new one starts
+    assert host.ask("enter make N H")[0].startswith("ok ")  # stored with its first entry
     exported = host.ask("export")[1:-1]
     assert exported == ["euchre-log 1", "rules target=5 stick-the-dealer=off",
-                        'players N=Ragnar E=Zoë S=South W="Anna Maria"', "game dealer=E"]
+                        'players N=Ragnar E=Zoë S=South W="Anna Maria"', "game dealer=E",
+                        "make N H"]
     assert host.ask("rules standard") == ["ok next game: rules (standard)"]
 
 
