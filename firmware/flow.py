@@ -387,11 +387,15 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             question = "Who made trump?"
         upcard = "" if hand.upcard_suit or hand.passes else " or the upcard's suit"
         ok = Action("entry", Pass(turn)) if Pass(turn) in legal else None
+        stuck = game.check(Pass(turn)) if ok is None and hand.passes else None
+        said = f"{stuck}; " if stuck else ""  # stick the dealer: Anna must name a suit
+        if stuck and stuck.startswith("stick the dealer"):
+            question = f"{game.name(turn)} must name a suit"
         return Step(
             "maker", question, tuple(options), ok=ok,
             ok_words=f"{game.name(turn)} passes" if ok else "",
-            instead=_pick(layout, f"tap the maker's seat{upcard}",
-                          f"choose the maker{upcard}"),
+            instead=_pick(layout, f"{said}tap the maker's seat{upcard}",
+                          f"{said}choose the maker{upcard}"),
             doing="before the maker is picked", start=start)
     name = game.name(seat)
     if state.suit is None:
@@ -600,7 +604,9 @@ def direct_action(game: Game, state: FlowState, step: Step, button: str) -> Acti
         if name == "trick":
             return Action("entry", Trick(seat))
     if suit is not None:
-        if name in ("maker", "game"):  # after the win the engine says "game over: ..."
+        if name == "maker" or name == "game" and game.winner is not None:
+            # (after the win the engine says "game over: ..."; before the first
+            # game the step's own words, no log syntax)
             return Action("entry", Upcard(suit))
         if name in ("trump", "confirm"):
             return Action("suit", value=suit.value)

@@ -620,16 +620,22 @@ def _banner_font(canvas: _Canvas, text: str, height: int) -> Font:
 
 def _winner(canvas: _Canvas, view: View) -> None:
     """A big inverted banner with the title (Terminus Bold, the largest strike
-    that fits), the lines (names, what next) centred below, wrapped."""
+    that fits: larger than the table's score), the lines (names, what next)
+    centred below, wrapped; in the cursor layout the choice under the cursor
+    on the bottom line."""
     small = canvas.fonts.small
-    lines = wrap_lines(view.lines, small, WIDTH - 2, 4)
-    banner_h = 30 if len(lines) <= 3 else 22
+    bottom = HEIGHT
+    if view.choices:
+        _selector(canvas, view, top=_SELECTOR_TOP)
+        bottom = _SELECTOR_TOP - 1
+    lines = wrap_lines(view.lines, small, WIDTH - 2, 4 if bottom == HEIGHT else 2)
+    banner_h = 30 if len(lines) <= (3 if bottom == HEIGHT else 1) else 24  # (a 20 px strike)
     canvas.draw.rectangle((0, 0, WIDTH - 1, banner_h - 1), fill=ON)
     title = view.title or "Game over"
     font = _banner_font(canvas, title, banner_h)
     title = fit(title, font, WIDTH - 4)
     canvas.text_center((banner_h - cap_height(font)) // 2, title, fill=OFF, font=font)
-    room = HEIGHT - banner_h  # rows below the banner
+    room = bottom - banner_h  # rows below the banner
     block = _PITCH * (len(lines) - 1) + _CAP_HEIGHT
     top = banner_h + (room - block + 1) // 2
     for i, line in enumerate(lines):

@@ -76,11 +76,11 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
     if game.phase is Phase.GAME_OVER and game.winner is not None and not now_step.menu:
         winner = game.winner
         title = f"{winner} win {game.score[winner]}-{game.score[winner.other]}"
-        if layout == "cursor":  # the choices are the way on: listed, under the title
-            return View(kind="menu", title=title,
+        names = " & ".join(game.name(seat) for seat in SEATS if seat.team is winner)
+        if layout == "cursor":  # the banner as in the seats layout, the way on under it
+            return View(kind="winner", title=title, lines=(names,),
                         choices=tuple(Choice(o.label) for o in now_step.options),
                         cursor=cursor, ok_hint=ok_hint, **base)
-        names = " & ".join(game.name(seat) for seat in SEATS if seat.team is winner)
         lines: tuple[str, ...] = (names,)
         if game.results:
             lines += ("Last hand: " + result_line(game, game.results[-1]),)

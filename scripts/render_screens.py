@@ -105,6 +105,8 @@ def seats_game() -> dict[str, Shot]:
         shots["result"] = shot(app)
         press(app, clock, "HELP")
         shots["help_seats"] = shot(app)
+        press(app, clock, "OK")  # the help's second screen
+        shots["help_seats_2"] = shot(app)
         press(app, clock, "OK", "OK")  # from help: the rules page, then the hands so far
         shots["hands_page"] = shot(app)
         press(app, clock, "OK")  # and back to the table
@@ -136,7 +138,7 @@ def house_rules_game() -> dict[str, Shot]:
         press(app, clock, "N", "S", "DIAMONDS", "ALONE", "OK")  # N deals; Anna alone
         press(app, clock, "W")  # Þórhildur defends alone
         shots["lone_defender"] = shot(app)
-        press(app, clock, "HELP", "OK")  # help, then the rules page
+        press(app, clock, "HELP", "OK", "OK")  # help (two screens), then the rules page
         shots["rules_page"] = shot(app)
     return shots
 
@@ -152,6 +154,23 @@ def cursor_game() -> dict[str, Shot]:
     return shots
 
 
+def long_lists() -> dict[str, Shot]:
+    """A list longer than the screen (the seats layout turns its pages: ALONE
+    for more), and the winner in the cursor layout (the banner, the way on under it)."""
+    shots: dict[str, Shot] = {}
+    with referee() as (app, clock):
+        press(app, clock, "ALONE", "E")  # the set-up menu's house rules: eight profiles
+        shots["rules_menu"] = shot(app)
+        press(app, clock, "ALONE")
+        shots["rules_menu_2"] = shot(app)
+    with referee(layout="cursor", rules=Rules(target=1)) as (app, clock):
+        app.load_game(["players N=Ragnar E=Sigríður S=Anna W=Þórhildur", "rules target=1",
+                       "game dealer=N", "make S C", "tricks 3"])
+        clock.advance(10)
+        shots["winner_cursor"] = shot(app)
+    return shots
+
+
 def journal_moved_aside() -> dict[str, Shot]:
     """A journal damaged after a power cut: set aside, and the table told."""
     clock = FakeClock()
@@ -164,7 +183,8 @@ def journal_moved_aside() -> dict[str, Shot]:
     return {"journal_moved_aside": moved}
 
 
-SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, journal_moved_aside)
+SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, long_lists,
+                             journal_moved_aside)
 
 
 def scene_views() -> dict[str, View]:

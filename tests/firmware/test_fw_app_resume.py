@@ -82,7 +82,8 @@ def test_claim_menu_survives_a_restart(tmp_path: Path) -> None:
     assert before.kind == "menu"
     referee = restart(referee, clock)
     assert referee.view() == before
-    referee.press("S")  # third item: makers took 3
+    referee.press("S")  # third item, on the menu's first page: shown first
+    referee.press("S")  # and chosen: makers took 3
     assert journal_lines(referee)[-1] == "tricks 3"
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 import pytest
+from PIL import ImageOps
 from support.clock import FakeClock
 
 from euchre_core import Rules, Seat
@@ -31,7 +32,7 @@ from firmware.config import Config
 from firmware.flow import Action, Step
 from firmware.fonts import load_fonts
 from firmware.journal import Store
-from firmware.screens import draw, pages
+from firmware.screens import HEIGHT, WIDTH, cap_height, draw, pages
 
 NAMES = {Seat.N: "Guðrún", Seat.E: "Sigríður", Seat.S: "Bartholomew", Seat.W: "Anna"}
 """Two of them not the default names: the set-up menu offers those as kept names."""
@@ -263,4 +264,22 @@ def test_a_notice_longer_than_a_screen_is_shown_whole(tmp_path: Path) -> None:
     expected = {line for screen in pages(table.app.view()._replace(kind="notice", lines=lines),
                                          load_fonts()) for line in screen}
     assert expected <= drawn
+    table.close()
+
+
+@pytest.mark.parametrize("layout", ["seats", "cursor"])
+def test_the_winner_is_announced_larger_than_the_score(tmp_path: Path, layout: Layout) -> None:
+    """The winner's banner: its letters taller than the table's score (Terminus
+    Bold 18, 12 px capitals), in both layouts; the cursor layout's way on
+    (a new game) under it."""
+    table = Table(layout, Rules(target=1), tmp_path, WON)
+    view = table.app.view()
+    assert view.kind == "winner" and view.title == "NS win 1-0"
+    image = draw(view).image
+    banner = next(row for row in range(HEIGHT) if image.getpixel((0, row)) == 0)
+    letters = ImageOps.invert(image.crop((0, 0, WIDTH, banner)).convert("L")).getbbox()
+    assert letters is not None
+    assert letters[3] - letters[1] > cap_height(load_fonts().big)
+    if layout == "cursor":
+        assert view.choices[view.cursor].label.startswith("New game")
     table.close()

@@ -123,11 +123,12 @@ def presses(text: str) -> list[str]:
 
 # A whole game in the seats layout, dealer W, to NS 10-3: upcard, passes, order
 # alone, a sitting-out seat tapped as trick winner (refused), make, four passes
-# and a round-2 call, a claim via OK, a renege via ALONE, a euchre, a march.
+# and a round-2 call, a claim via OK (its count on the menu's first page: S shows it, S
+# picks it), a renege via ALONE, a euchre, a march.
 SEATS_GAME: list[str] = presses("""
     W HEARTS N OK E OK S HEARTS ALONE OK S N S S S S
     E CLUBS OK E W N E W
-    SPADES S OK W OK N OK E OK S DIAMONDS OK S OK S
+    SPADES S OK W OK N OK E OK S DIAMONDS OK S OK S S
     CLUBS W CLUBS OK N ALONE E
     N HEARTS OK E E E N W
     DIAMONDS E OK S DIAMONDS OK N N N N N
