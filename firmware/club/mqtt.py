@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .auth import BrokerLogin
@@ -44,7 +45,11 @@ def open_client(address: BrokerAddress, client_id: str, *, on_message: OnMessage
     if login is not None:
         client.username_pw_set(login.username, login.password)
     if address.tls:
-        client.tls_set(ca_certs=login.cafile if login is not None else None)
+        cafile = login.cafile if login is not None else None
+        if cafile is not None and not Path(cafile).is_file():
+            raise ValueError(f"cafile {cafile!r}: no such file (the CA certificate that "
+                             "signed the broker's)")
+        client.tls_set(ca_certs=cafile)
 
     def connected(client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:

@@ -512,3 +512,27 @@ def test_the_attack_script_changes_nothing(tmp_path: Path) -> None:
                   "the director stayed on", "401 the organiser's token is wrong",
                   "415 send JSON", "403 a request from http://evil.example"):
         assert words in result.stdout, words
+
+
+def test_a_box_joins_with_the_login_in_its_config(tmp_path: Path) -> None:
+    from firmware.club.box import join
+
+    store = Store(tmp_path)
+    said: list[str] = []
+    try:
+        config = Config(state_dir=tmp_path, club_broker="mqtts://127.0.0.1:9", club_table=3,
+                        club_username="table-3", club_password="pw",
+                        club_cafile=str(tmp_path / "missing-ca.crt"))
+        referee = Referee(config, store, renderer=lambda view: view)
+        assert join(referee, queue.Queue(), say=said.append) is None
+        assert said == [f"club: cafile '{tmp_path / 'missing-ca.crt'}': no such file (the CA "
+                        "certificate that signed the broker's); not joining"]
+        referee.config = config._replace(club_broker="mqtt://127.0.0.1:9", club_cafile=None)
+        box = join(referee, queue.Queue(), say=said.append)
+        assert box is not None
+        try:
+            assert box.login == BrokerLogin("table-3", "pw") and "pw" not in repr(box.login)
+        finally:
+            box.close()
+    finally:
+        store.close()
