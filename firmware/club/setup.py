@@ -8,16 +8,19 @@ Written into ``--out DIR``:
   12-byte salt, base64): a login per table (``table-N``) and the director's
   (``director``);
 - ``mosquitto/acl``: anonymous clients may do nothing; ``table-N`` may publish
-  only table N's entries and status and read the assignments and the acks;
-  ``director`` may publish the assignments and the acks and read everything
-  of the night;
+  only table N's entries, status and takeover, and read the assignments, the
+  round clock, the acks and table N's handover; ``director`` may publish the
+  assignments, the clock, the handovers and the acks and read everything of
+  the night; a spare's login (``--spares N``: ``spare-1``...) may do what a
+  table's may, at any table;
 - ``mosquitto/club.conf``: a listener (and a TLS one with ``--tls-cert``),
   ``allow_anonymous false``, the two files above, the client id taken from
   the username (``use_username_as_clientid``: nobody can connect as the
   director without its password, so nobody can knock it off), and
   ``max_packet_size`` (a message larger than the protocol's bound never
   reaches a box or the director);
-- ``boxes/table-N.toml``: the ``[club]`` lines of table N's box (printed too);
+- ``boxes/table-N.toml`` (and ``spare-N.toml``): the ``[club]`` lines of
+  table N's box (printed too);
 - ``director.toml``: the director's login (``club serve --login``).
 
 The files that hold passwords are readable by their owner only.  Run again
