@@ -536,3 +536,21 @@ def test_a_box_joins_with_the_login_in_its_config(tmp_path: Path) -> None:
             box.close()
     finally:
         store.close()
+
+
+def test_a_deeply_nested_message_does_not_roll_back_its_batch(tmp_path: Path) -> None:
+    from euchre_core.events import SetRules
+    from firmware.club.director import Director
+
+    director = Director(tmp_path, event=EVENT)
+    try:
+        for name in ("Anna", "Bo", "Cy", "Dee"):
+            director.register(name)
+        director.start_round()
+        rules = director.rounds[1].format.rules(director.rounds[1].rules)
+        line = EntryMessage(1, "box1", 1, 1, 0, SetRules(rules).line()).encode()
+        director.receive_many([(entries_topic(EVENT, 1), b"[" * 30_000 + b"]" * 30_000),
+                               (entries_topic(EVENT, 1), line)])
+        assert director.board()["tables"][0]["entries"] == 1 and director.refused == 1
+    finally:
+        director.close()
