@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import queue
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support.broker import Mosquitto, free_port  # noqa: E402
+from support.mqtt_peer import Peer  # noqa: E402
 
 from firmware.club import read_login  # noqa: E402
 from firmware.club.auth import BrokerLogin  # noqa: E402
@@ -55,50 +55,6 @@ from firmware.club.simulate import Night  # noqa: E402
 
 EVENT = "club"
 NAMES = ("Anna", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
-
-
-class Peer:
-    """One MQTT client of the attacker's (paho), connected or refused."""
-
-    def __init__(self, port: int, login: BrokerLogin | None = None, client_id: str = "",
-                 subscribe: str | None = None) -> None:
-        import paho.mqtt.client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
-
-        self.results: queue.Queue[str] = queue.Queue()
-        self.subscribed: queue.Queue[bool] = queue.Queue()
-        self.messages: queue.Queue[tuple[str, bytes]] = queue.Queue()
-        self.disconnects = 0
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
-        if login is not None:
-            self.client.username_pw_set(login.username, login.password)
-
-        def connected(client: Any, userdata: Any, flags: Any, reason: Any,
-                      properties: Any) -> None:
-            if not reason.is_failure and subscribe is not None:
-                client.subscribe(subscribe, qos=1)
-            self.results.put("connected" if not reason.is_failure else str(reason))
-
-        def disconnected(*args: Any) -> None:
-            self.disconnects += 1
-
-        self.client.on_connect = connected
-        self.client.on_disconnect = disconnected
-        self.client.on_message = lambda c, u, m: self.messages.put((m.topic, bytes(m.payload)))
-        self.client.on_subscribe = lambda *args: self.subscribed.put(True)
-        self.client.connect_async("127.0.0.1", port, keepalive=10)
-        self.client.loop_start()
-        self.result = self.results.get(timeout=60)
-        if subscribe is not None and self.result == "connected":
-            self.subscribed.get(timeout=60)
-
-    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
-        info = self.client.publish(topic, payload, qos=1, retain=retain)
-        info.wait_for_publish(30)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
 
 
 @dataclass

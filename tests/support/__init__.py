@@ -10,5 +10,8 @@ through pytest's ``pythonpath = ["tests"]`` (pyproject.toml).
 - :mod:`support.strace_kit`: flushes refused (EIO, ENOSPC) or killed at, for
   real, with strace's ``inject``, on that process or any command.
 - :mod:`support.broker`: a real mosquitto on a free port (the ``mosquitto``
-  fixture; ``Mosquitto(dir)`` for a broker a test restarts).
+  fixture; ``Mosquitto(dir)`` for a broker a test restarts; ``include=`` for one
+  run with ``club setup``'s files).
+- :mod:`support.mqtt_peer`: a plain paho client with a login or none, for the
+  club's security tests and ``bench/club_attacks.py``.
 """
