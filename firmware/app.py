@@ -160,6 +160,9 @@ class Referee:
         self._last_view: View | None = None
         self.listeners: list[Callable[[str], None]] = []
         """Called with each journal line once it is durable (the serial live feed)."""
+        self.guards: list[Callable[[Game, Entry], str | None]] = []
+        """Asked before each entry the rules allow: a reason refuses it (a club
+        round's time called: no new hand)."""
         self.journal_fault: str | None = None
         """Why journal writes fail now (the card is full...), until one succeeds."""
         self._next_probe = 0.0
@@ -631,7 +634,8 @@ class Referee:
             return self._stage(entry)
         staged = self.staged
         try:
-            reason = game.check(entry)
+            reason = game.check(entry) or next(
+                (said for said in (guard(game, entry) for guard in self.guards) if said), None)
             if reason is not None:
                 self._say(reason, error=True)
                 return reason
@@ -767,6 +771,10 @@ class Referee:
             self._journal_failed(error)  # the selection stays on the screen, not kept
         else:
             self._journal_works()
+
+    def say(self, text: str) -> None:
+        """Show ``text`` on the screen's message line for a while (news, not a refusal)."""
+        self._say(text, error=False)
 
     def _say(self, text: str, *, error: bool) -> None:
         self.message = text

@@ -75,6 +75,10 @@ def _round(args: argparse.Namespace) -> int:
     if args.rules:
         body["rules"] = args.rules.split()
     body["movement"] = args.movement
+    if args.minutes is not None:
+        body["minutes"] = args.minutes
+    if args.force:
+        body["force"] = True
     try:
         assignment = post_json(args.director.rstrip("/") + "/rounds", body, token=_token(args))
     except (ValueError, OSError) as error:
@@ -238,6 +242,14 @@ def register(commands: Any) -> None:
                               help="partners rotating, with byes (default); winners up, "
                               "losers down; North stays, the others move by a chart; or fixed "
                               "pairs (register --pairs) meeting each pair in turn")
+    from .control import FORCED_RULE, TIME_RULE
+
+    round_parser.add_argument("--minutes", type=float, metavar="N",
+                              help=f"a timed round as well: when N minutes are up, {TIME_RULE}")
+    round_parser.add_argument("--force", action="store_true",
+                              help="start it even while tables still play the round before "
+                              f"(refused, naming them, without it): their games end, "
+                              f"{FORCED_RULE}")
     round_parser.set_defaults(run=_round)
     export = sub.add_parser("export", help="the standings CSV and every table's log, as files")
     export.add_argument("--director", required=True, metavar="URL")
@@ -254,6 +266,10 @@ def register(commands: Any) -> None:
                      help="seconds between autoplayed entries (default 0.2)")
     box.add_argument("--resend", type=float, default=5.0, metavar="S",
                      help="seconds without an ack before sending again (default 5)")
+    box.add_argument("--take-over", action="store_true",
+                     help="a spare box: take this table over in the round in play, going on "
+                     "from the table's journal as the director has it (the box it replaces "
+                     "is refused from then on)")
     box.add_argument("--trace", metavar="FILE",
                      help="append 'table round seq unix-time' for each round line journalled "
                      "(for bench/club_bench.py)")

@@ -49,29 +49,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from euchre_core import SEATS, Rules, Seat, Team
+from euchre_core import SEATS, Game, Rules, Seat, Team
+from euchre_core.events import Entry
 
 from ..app import Inbox, Referee
 from ..defaults import DEFAULT_EVENT
 from ..journal import JournalError, Store
 from ..journal.files import fsync_dir
+from . import control
 from .auth import BrokerLogin
 from .mqtt import close_client, open_client
 from .protocol import (
     QOS,
     Ack,
     Assignment,
+    Clock,
     EntryMessage,
+    Handover,
     MessageError,
     RoundFormat,
     Status,
+    Takeover,
     ack_topic,
     assignment_topic,
     check_box_id,
     check_event_id,
+    clock_topic,
     entries_topic,
+    handover_topic,
     parse_broker_url,
     status_topic,
+    takeover_topic,
     topic_kind,
 )
 
@@ -292,8 +300,18 @@ class ClubBox:
 
     def __init__(self, referee: Referee, events: Inbox, *, broker: str, table: int,
                  event: str = DEFAULT_EVENT, resend_s: float = RESEND_S,
-                 login: BrokerLogin | None = None) -> None:
+                 login: BrokerLogin | None = None, take_over: bool = False) -> None:
+        """``take_over``: a spare box, asking the director for the table's
+        round in play (:data:`.control.SPARE_RULE`)."""
         self.referee = referee
+        self.taking_over = take_over
+        """A spare box that has not had the table's journal yet (no round starts meanwhile)."""
+        self.replaced: str | None = None
+        """The spare box that took this box's table over (this box is refused)."""
+        self.assignments: dict[int, Assignment] = {}
+        self.clock_ends: dict[int, float] = {}
+        """Per timed round, when its time is called (monotonic s, from the director's clock)."""
+        self._announced: dict[int, int] = {}
         self.login = login
         self.events = events
         self.address = parse_broker_url(broker)
@@ -340,11 +358,13 @@ class ClubBox:
         self.state.save(self.path)
         self._keep_record()
         self.referee.listeners.append(self._on_journal)
+        self.referee.guards.append(self._guard)
         will = (status_topic(self.event, self.table),
                 Status(self.table, self.box_id, online=False).encode())
         self._client = open_client(
             self.address, f"box-{self.box_id}", on_message=self._on_message,
-            subscriptions=[assignment_topic(self.event, "+"), ack_topic(self.event, self.box_id)],
+            subscriptions=[assignment_topic(self.event, "+"), ack_topic(self.event, self.box_id),
+                           handover_topic(self.event, self.table), clock_topic(self.event, "+")],
             on_connect=lambda: self.events.put(self._on_connect),
             on_disconnect=lambda: self.events.put(self._on_disconnect), will=will,
             login=self.login)
@@ -378,6 +398,12 @@ class ClubBox:
             if kind == "assignment":
                 assignment = Assignment.decode(payload)
                 self.events.put(lambda referee: self._on_assignment(assignment))
+            elif kind == "handover":
+                handover = Handover.decode(payload)
+                self.events.put(lambda referee: self._on_handover(handover))
+            elif kind == "clock":
+                clock = Clock.decode(payload)
+                self.events.put(lambda referee: self._on_clock(clock))
             elif kind == "ack":
                 ack = Ack.decode(payload)
                 if ack.box == self.box_id:
@@ -388,6 +414,7 @@ class ClubBox:
     def _tick(self) -> None:
         while not self._closing.wait(min(1.0, self.resend_s)):
             self.events.put(self._resend_if_stale)
+            self.events.put(self._clock_tick)
             if self.pending is not None:
                 self.events.put(self._retry_pending)
 
@@ -395,6 +422,7 @@ class ClubBox:
 
     def _on_connect(self, referee: Referee) -> None:
         self.connected = True
+        self._ask_takeover()
         self._publish_status()
         self._send_again()  # what the broker had in flight may be gone
 
@@ -484,7 +512,7 @@ class ClubBox:
             return
         store = self.referee.store
         for game_id, round_number in sorted(self.state.rounds.items()):
-            if only is not None and game_id != only:
+            if only is not None and game_id != only or self.replaced is not None:
                 continue
             first = self.sent.get(game_id, -1) + 1
             lines = store.lines(game_id)
@@ -508,6 +536,9 @@ class ClubBox:
 
     def _on_assignment(self, assignment: Assignment) -> None:
         self.formats[assignment.round] = assignment.format
+        self.assignments[assignment.round] = assignment
+        if self.taking_over or self.replaced is not None:
+            return  # a spare waits for the table's journal; a replaced box is out
         started = set(self.state.rounds.values())
         if assignment.round in started or assignment.round < max(started, default=0):
             # A retained assignment seen again: this round is under way.  The
@@ -537,6 +568,7 @@ class ClubBox:
             return
         was_round = referee.game_id in self.state.rounds
         leaving = [referee.game.names[seat] for seat in SEATS] if was_round else []
+        ended = self._ended_early(referee)
         try:
             referee.set_next_rules(rules)
             referee.set_next_names(seats)
@@ -552,9 +584,124 @@ class ClubBox:
                           where_next(assignment, leaving) if leaving else
                           tuple(f"{seat} {seats[seat]}" for seat in SEATS)
                           + (assignment.format.describe(),))
+        if ended is not None:  # the director forced this round's start
+            referee.notice = (f"Round {ended[0]} ended early", (ended[1], *referee.notice[1]))
+            log.warning("%s", ended[1])
         log.info("round %d started as game %d", assignment.round, game_id)
         self._publish_status()
         self.pump()
+
+    # --- round control: a forced end, a spare box, the clock (control.py) -----------
+
+    def _ended_early(self, referee: Referee) -> tuple[int, str] | None:
+        """The round game in progress when the next round comes, if it is not
+        over: its round and what :data:`.control.FORCED_RULE` made of it."""
+        number = self.state.rounds.get(referee.game_id)
+        round_format = self.formats.get(number or 0)
+        game = referee.game
+        if number is None or round_format is None or self._round_over(number, game):
+            return None
+        counted = game.results[: round_format.hands] if round_format.hands else game.results
+        score = {team: sum(r.points for r in counted if r.team is team) for team in Team}
+        return number, control.ended_words(number, self.table, score, len(counted),
+                                           control.in_hand(game))
+
+    def _round_over(self, number: int, game: Game) -> bool:
+        round_format = self.formats.get(number)
+        if round_format is None:
+            return False
+        if self.time_called(number) and not control.in_hand(game):
+            return True
+        if round_format.hands is not None:
+            return game.hands_played >= round_format.hands
+        return game.winner is not None
+
+    def time_called(self, number: int) -> bool:
+        """Has round ``number``'s time been called (by the director's clock,
+        counted on here while the network is gone)?"""
+        ends = self.clock_ends.get(number)
+        return ends is not None and time.monotonic() >= ends
+
+    def remaining(self, number: int) -> float | None:
+        """Seconds left in round ``number`` (None: not timed, or no clock heard yet)."""
+        ends = self.clock_ends.get(number)
+        return None if ends is None else max(0.0, ends - time.monotonic())
+
+    def _on_clock(self, clock: Clock) -> None:
+        self.clock_ends[clock.round] = time.monotonic() + clock.remaining
+        self._clock_tick(self.referee)
+
+    def _clock_tick(self, referee: Referee) -> None:
+        """Each second: the clock on the screen now and then, and the call of time."""
+        number = self.state.rounds.get(referee.game_id)
+        remaining = None if number is None else self.remaining(number)
+        if number is None or remaining is None:
+            return
+        minute = int((remaining + 59) // 60)
+        if remaining <= 0:
+            if self._announced.get(number) != 0:
+                self._announced[number] = 0
+                over = self._round_over(number, referee.game)
+                referee.notice = (f"Round {number}: time", (
+                    f"Time was called: {control.TIME_RULE}.",
+                    "The round is over: wait for the director's next round." if over else
+                    "Time: finish this hand."))
+        elif self._announced.get(number) != minute and (minute <= 5 or minute % 5 == 0
+                                                         or number not in self._announced):
+            self._announced[number] = minute
+            referee.say(f"Round {number}: {control.clock_words(remaining)}")
+
+    def _guard(self, game: Game, entry: Entry) -> str | None:
+        """Refuse, in words, what the club does not allow now: any entry on a
+        table a spare took over, a new hand after time."""
+        if self.replaced is not None:
+            return f"this box was replaced by spare box {self.replaced}: see the director"
+        number = self.state.rounds.get(self.referee.game_id)
+        if number is not None and self.time_called(number) and control.starts_hand(game):
+            return f"time was called in round {number}: no new hand starts"
+        return None
+
+    def _ask_takeover(self) -> None:
+        if self.taking_over and self._client is not None:
+            log.info("asking the director for table %d (a spare box)", self.table)
+            self._client.publish(takeover_topic(self.event, self.table),
+                                 Takeover(self.table, self.box_id).encode(), qos=QOS)
+
+    def _on_handover(self, handover: Handover) -> None:
+        """The director's word on who has this table: this spare box goes on
+        from the journal it is sent; a box replaced is told and stops."""
+        referee = self.referee
+        if handover.box == self.box_id:
+            if not self.taking_over:
+                return  # seen again (retained): taken over already
+            self.taking_over = False
+            if handover.round not in self.state.rounds.values() and handover.lines:
+                try:
+                    game_id = referee.load_game(list(handover.lines))
+                except JournalError as error:
+                    log.warning("the table's journal not taken: %s", error)
+                    self.taking_over = True
+                    return
+                self.state.rounds[game_id] = handover.round
+                self._save()
+                self._keep_record()
+                referee.notice = (f"Table {self.table} taken over", (
+                    f"Round {handover.round} goes on from the director's journal "
+                    f"({len(handover.lines)} lines): {referee.game.expected}.",))
+                log.info("table %d taken over in round %d: game %d, %d lines", self.table,
+                         handover.round, game_id, len(handover.lines))
+                self._publish_status()
+                self.pump()
+            for number in sorted(self.assignments):  # a round not started while waiting
+                self._on_assignment(self.assignments[number])
+        elif handover.old == self.box_id or handover.round in self.state.rounds.values():
+            if self.replaced != handover.box:
+                self.replaced = handover.box
+                referee.notice = (f"Table {self.table}: replaced", (
+                    f"Spare box {handover.box} plays this table since round "
+                    f"{handover.round}.", "This box is refused: take it to the director."))
+                log.warning("replaced at table %d by spare box %s (round %d)", self.table,
+                            handover.box, handover.round)
 
     def _is_round_game(self, referee: Referee, seats: dict[Seat, str], rules: Rules) -> bool:
         """Is the game in progress this round's, started before club.json

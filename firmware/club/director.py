@@ -39,18 +39,25 @@ from euchre_core.events import name_problem
 from euchre_core.log import HEADER
 
 from ..defaults import DEFAULT_EVENT
+from . import control
+from .control import ahead, in_hand
 from .movement import by_result, fixed_pairs, north_stays, progressive
 from .names import csv_cell, lookalike_warning, normalise
 from .protocol import (
     Ack,
     Assignment,
+    Clock,
     EntryMessage,
+    Handover,
     MessageError,
     RoundFormat,
     Status,
+    Takeover,
     ack_topic,
     assignment_topic,
     check_event_id,
+    clock_topic,
+    handover_topic,
     topic_kind,
 )
 
@@ -112,6 +119,10 @@ class TableRound:
     replayed: Replay | None = None
     problem: str | None = None
     last_heard: float | None = None
+    ended: float | None = None
+    """When a forced start of the next round ended this game (:data:`.control.FORCED_RULE`)."""
+    time_called: bool = False
+    """A timed round's time is up (:data:`.control.TIME_RULE`): done once no hand is in play."""
 
     @property
     def counted(self) -> list[Any]:
@@ -131,8 +142,12 @@ class TableRound:
 
     @property
     def done(self) -> bool:
+        if self.ended is not None:
+            return True
         if self.replayed is None:
-            return False
+            return self.time_called
+        if self.time_called and not in_hand(self.replayed.game):
+            return True
         if self.format.hands is not None:
             return len(self.counted) >= self.format.hands
         return self.replayed.game.winner is not None
@@ -149,13 +164,10 @@ class TableRound:
     def winner(self) -> Team | None:
         if not self.done:
             return None
-        if self.format.hands is None:
-            assert self.replayed is not None
+        if self.format.hands is None and self.replayed is not None and (
+                self.replayed.game.winner is not None):
             return self.replayed.game.winner
-        score = self.score
-        if score[Team.NS] == score[Team.EW]:
-            return None
-        return Team.NS if score[Team.NS] > score[Team.EW] else Team.EW
+        return ahead(self.score)  # N hands, or ended by force or by time
 
 
 class Director:
@@ -179,11 +191,14 @@ class Director:
         """Messages refused (malformed, foreign, for a table another box plays...)."""
         self.status: dict[int, Status] = {}
         self.status_seen: dict[int, float] = {}
+        self._outbox: list[tuple[str, bytes, bool]] = []
+        """Messages to send once the transaction that made them is committed."""
         self._db = sqlite3.connect(self.state_dir / DB_NAME, isolation_level=None,
                                    check_same_thread=False, timeout=10)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
+        self._db.executescript(control.SCHEMA)
         self.rounds: dict[int, Assignment] = {}
         self.tables: dict[tuple[int, int], TableRound] = {}
         for (payload,) in self._db.execute("SELECT assignment FROM rounds"):
@@ -194,6 +209,11 @@ class Director:
             if table_round is not None:
                 table_round.box, table_round.game = box, game
                 self._reload(table_round)
+        for round_number, table, at in self._db.execute(
+                "SELECT round, table_no, at FROM ended"):
+            if (round_number, table) in self.tables:
+                self.tables[(round_number, table)].ended = at
+        self._clock_called = self._call_time()
 
     def close(self) -> None:
         self._db.close()
@@ -206,6 +226,8 @@ class Director:
         log.warning("%s", text)
         stamp = time.strftime("%H:%M:%S", time.localtime(self.clock()))
         with self.lock:
+            for said in [p for p in self.problems if p.partition(" ")[2] == text]:
+                self.problems.remove(said)  # said again: once, at its latest time
             self.problems.appendleft(f"{stamp} {text}")
             self._changed()
 
@@ -269,11 +291,18 @@ class Director:
         return max(self.rounds, default=0)
 
     def start_round(self, round_format: RoundFormat | None = None,
-                    rules: Rules | None = None, movement: str = "progressive") -> Assignment:
+                    rules: Rules | None = None, movement: str = "progressive",
+                    force: bool = False) -> Assignment:
         """Seat the registered players for the next round by ``movement``
-        (:data:`MOVEMENTS`), keep it, and send it to the boxes."""
+        (:data:`MOVEMENTS`), keep it, and send it to the boxes.  While tables
+        still play the round before, DirectorError (:func:`.control.refusal`),
+        unless ``force``: their games end by :data:`.control.FORCED_RULE`."""
         with self.lock:
             number = self.current_round + 1
+            now = self.clock()
+            ending = self._still_playing(number - 1, force)
+            for table_round in ending:  # provisional: "by-result" seats from them
+                table_round.ended = now
             sitting_out: list[str]
             try:
                 if movement == "by-result" and number > 1:
@@ -293,11 +322,17 @@ class Director:
                 else:
                     raise ValueError(f"movement {movement!r}: one of {', '.join(MOVEMENTS)}")
             except ValueError as error:
+                for table_round in ending:
+                    table_round.ended = None
                 raise DirectorError(str(error)) from None
-            assignment = Assignment(number, round_format or RoundFormat(), rules or Rules(),
+            round_format = round_format or RoundFormat()
+            assignment = Assignment(number, round_format, rules or Rules(),
                                     {index + 1: seats for index, seats in enumerate(seatings)},
-                                    tuple(sitting_out))
+                                    tuple(sitting_out),
+                                    ends=None if round_format.minutes is None
+                                    else now + 60 * round_format.minutes)
             payload = assignment.encode()
+            self._end_games(ending, now)
             self._db.execute("INSERT INTO rounds (number, assignment) VALUES (?, ?)",
                              (number, payload))
             self._add_round(assignment)
@@ -307,6 +342,28 @@ class Director:
         log.info("round %d: %d tables, byes: %s", number, len(seatings),
                  ", ".join(sitting_out) or "none")
         return assignment
+
+    def _still_playing(self, last: int, force: bool) -> list[TableRound]:
+        """The tables of round ``last`` not done; DirectorError naming them
+        unless ``force``."""
+        playing = [table_round for (number, _), table_round in sorted(self.tables.items())
+                   if number == last and not table_round.done]
+        if playing and not force:
+            raise DirectorError(control.refusal(last, [(t.table, t.hand) for t in playing]))
+        return playing
+
+    def _end_games(self, ending: list[TableRound], now: float) -> None:
+        """Keep the forced ends (who and when; the rule is :data:`.control.FORCED_RULE`)."""
+        for table_round in ending:
+            self._db.execute("INSERT OR REPLACE INTO ended (round, table_no, at) "
+                             "VALUES (?, ?, ?)", (table_round.round, table_round.table, now))
+            log.warning("%s", self._ended_words(table_round))
+
+    def _ended_words(self, table_round: TableRound) -> str:
+        game = table_round.replayed.game if table_round.replayed is not None else None
+        return control.ended_words(table_round.round, table_round.table, table_round.score,
+                                   len(table_round.counted),
+                                   game is not None and in_hand(game))
 
     def _same_players(self, previous: Assignment, movement: str) -> None:
         if previous.byes or set(self.players()) != {
@@ -364,6 +421,8 @@ class Director:
                             touched[(table_round.round, table_round.table)] = table_round
                         elif kind == "status":
                             self._status(int(number), Status.decode(payload) if payload else None)
+                        elif kind == "takeover":
+                            self._takeover(int(number), Takeover.decode(payload))
                         # assignments and acks are the director's own, coming back
                     except (MessageError, ValueError) as error:
                         self.refused += 1
@@ -383,6 +442,7 @@ class Director:
         if self.publish is not None:
             for box, acked in acks.items():
                 self.publish(ack_topic(self.event, box), Ack(box, acked).encode(), True)
+        self._send_outbox()
 
     def _status(self, table: int, status: Status | None) -> None:
         if status is None:  # no box sends one: a retained status cleared by someone
@@ -390,6 +450,8 @@ class Director:
         else:
             if status.table != table:
                 raise MessageError(f"says table {status.table}")
+            if status.box in self._replaced(table):
+                return  # a box a spare replaced: it has no say on this table
             playing = self.tables.get((self.current_round, table))
             if not status.online and playing is not None and playing.box not in (
                     None, status.box):
@@ -412,6 +474,12 @@ class Director:
         table_round = self.tables.get((message.round, table))
         if table_round is None:
             raise MessageError(f"round {message.round} has no table {table}")
+        if message.box in self._replaced(table):
+            raise MessageError(self._replaced_words(table, message.box))
+        if table_round.box == message.box and table_round.game == 0:  # a spare's first line
+            self._db.execute("UPDATE claims SET game=? WHERE round=? AND table_no=?",
+                             (message.game, message.round, table))
+            table_round.game = message.game
         if table_round.box is None:
             self._db.execute("INSERT INTO claims (round, table_no, box, game) "
                              "VALUES (?, ?, ?, ?)",
@@ -458,6 +526,107 @@ class Director:
         table_round.problem = problem
         return True
 
+    # --- round control: a spare box, the clock (control.py's rules) --------------------
+
+    def _replaced(self, table: int) -> set[str]:
+        """The boxes a spare replaced at ``table`` (refused there from then on)."""
+        return {str(box) for (box,) in self._db.execute(
+            "SELECT old_box FROM handovers WHERE table_no=? AND old_box IS NOT NULL", (table,))}
+
+    def _replaced_words(self, table: int, box: str) -> str:
+        round_number, new_box = self._db.execute(
+            "SELECT round, new_box FROM handovers WHERE table_no=? AND old_box=? "
+            "ORDER BY at LIMIT 1", (table, box)).fetchone()
+        return (f"box {box} was replaced at table {table} by spare box {new_box} in round "
+                f"{round_number}: its lines are refused")
+
+    def _takeover(self, table: int, request: Takeover) -> None:
+        """A spare box asks for ``table`` in the current round (inside
+        :meth:`receive_many`'s transaction): the claim moves to it and it is
+        sent the table's journal so far (:data:`.control.SPARE_RULE`)."""
+        if request.table != table:
+            raise MessageError(f"says table {request.table}")
+        number = self.current_round
+        table_round = self.tables.get((number, table))
+        if table_round is None:
+            raise MessageError(f"box {request.box} asks for table {table}, which round "
+                               f"{number} does not have")
+        if table_round.box != request.box:
+            old, old_game = table_round.box, table_round.game
+            self._db.execute(
+                "INSERT OR REPLACE INTO handovers (round, table_no, new_box, old_box, old_game, "
+                "lines, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (number, table, request.box, old, old_game, len(table_round.lines),
+                 self.clock()))
+            self._db.execute("INSERT OR REPLACE INTO claims (round, table_no, box, game) "
+                             "VALUES (?, ?, ?, 0)", (number, table, request.box))
+            table_round.box, table_round.game = request.box, 0
+            log.warning("round %d, table %d: spare box %s takes over from box %s with %d "
+                        "lines", number, table, request.box, old, len(table_round.lines))
+            self._changed()
+        old_box, old_game, count = self._db.execute(
+            "SELECT old_box, old_game, lines FROM handovers WHERE round=? AND table_no=? "
+            "AND new_box=?", (number, table, request.box)).fetchone()
+        lines = [str(line) for (line,) in self._db.execute(
+            "SELECT line FROM entries WHERE box=? AND game=? AND seq<? ORDER BY seq",
+            (old_box, old_game, count))] if old_box is not None else []
+        self._outbox.append((handover_topic(self.event, table), Handover(
+            table, number, request.box, old_box, tuple(lines)).encode(), True))
+
+    def _send_outbox(self) -> None:
+        with self.lock:
+            messages, self._outbox = self._outbox, []
+        if self.publish is not None:
+            for topic, payload, retain in messages:
+                self.publish(topic, payload, retain)
+
+    def _call_time(self) -> bool:
+        """Mark the tables of timed rounds whose time is up; True when the
+        current round's is."""
+        now = self.clock()
+        for (number, _), table_round in self.tables.items():
+            ends = self.rounds[number].ends
+            table_round.time_called = ends is not None and now >= ends
+        current = self.rounds.get(self.current_round)
+        return current is not None and current.ends is not None and now >= current.ends
+
+    def tick(self) -> None:
+        """Every :data:`.control.CLOCK_S` (``club serve``'s thread): time called
+        when it is up, and the timed round's clock sent to the boxes while any
+        of its tables plays."""
+        with self.lock:
+            called = self._call_time()
+            if called != self._clock_called:
+                self._clock_called = called
+                self._changed()
+            clock = self._clock_json()
+            playing = any(not t.done for (n, _), t in self.tables.items()
+                          if n == self.current_round)
+        if clock is not None and playing and self.publish is not None:
+            self.publish(clock_topic(self.event, clock["round"]),
+                         Clock(clock["round"], clock["remaining"]).encode(), False)
+
+    def _clock_json(self) -> dict[str, Any] | None:
+        """The current round's clock for the page: ``{"round", "ends" (Unix
+        time), "remaining" (s), "words"}``; None when the round is not timed."""
+        number = self.current_round
+        ends = self.rounds[number].ends if number else None
+        if ends is None:
+            return None
+        remaining = max(0.0, ends - self.clock())
+        return {"round": number, "ends": ends, "remaining": round(remaining, 1),
+                "words": control.clock_words(remaining)}
+
+    def _control_notes(self) -> list[str]:
+        """Forced ends and spare boxes, in words, the latest first (the page)."""
+        notes = [(table_round.ended, self._ended_words(table_round))
+                 for table_round in self.tables.values() if table_round.ended is not None]
+        for number, table, new_box, old_box, count, at in self._db.execute(
+                "SELECT round, table_no, new_box, old_box, lines, at FROM handovers"):
+            notes.append((at, f"round {number}, table {table}: spare box {new_box} took over "
+                          f"from box {old_box or '(none)'} after {count} lines"))
+        return [words for _, words in sorted(notes, reverse=True)]
+
     # --- the standings ------------------------------------------------------------
 
     def _table_state(self, table_round: TableRound, now: float) -> str:
@@ -488,6 +657,7 @@ class Director:
         with self.lock:
             now = self.clock()
             current = self.current_round
+            self._call_time()
             totals: dict[str, dict[str, int]] = {
                 name: {"points": 0, "rounds_won": 0, "loners": 0, "euchres": 0, "rounds": 0}
                 for name in self.players()}
@@ -520,6 +690,7 @@ class Director:
                 "byes": list(self.rounds[current].byes) if current else [],
                 "problems": list(self.problems), "version": self.version,
                 "duplicates": self.duplicates, "refused": self.refused,
+                "clock": self._clock_json(), "notes": self._control_notes(),
             }
 
     def _add_to_totals(self, table_round: TableRound, totals: dict[str, dict[str, int]]

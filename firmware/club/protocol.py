@@ -91,14 +91,28 @@ def ack_topic(event: str, box: str) -> str:
     return f"{ROOT}/{event}/box/{box}/ack"
 
 
+def takeover_topic(event: str, table: int | str) -> str:
+    return f"{ROOT}/{event}/table/{table}/takeover"
+
+
+def handover_topic(event: str, table: int | str) -> str:
+    return f"{ROOT}/{event}/table/{table}/handover"
+
+
+def clock_topic(event: str, round_number: int | str) -> str:
+    return f"{ROOT}/{event}/round/{round_number}/clock"
+
+
 def topic_kind(event: str, topic: str) -> tuple[str, str]:
-    """``("entries" | "status" | "assignment" | "ack", the number or box id)``
-    for one of the event's topics; MessageError for any other topic."""
+    """``("entries" | "status" | "takeover" | "handover" | "assignment" |
+    "clock" | "ack", the number or box id)`` for one of the event's topics;
+    MessageError for any other topic."""
     parts = topic.split("/")
     if len(parts) == 5 and parts[:2] == [ROOT, event]:
         kind = {("table", "entries"): "entries", ("table", "status"): "status",
-                ("round", "assignment"): "assignment", ("box", "ack"): "ack"}.get(
-                    (parts[2], parts[4]))
+                ("table", "takeover"): "takeover", ("table", "handover"): "handover",
+                ("round", "assignment"): "assignment", ("round", "clock"): "clock",
+                ("box", "ack"): "ack"}.get((parts[2], parts[4]))
         if kind is not None:
             return kind, parts[3]
     raise MessageError(f"topic {topic!r} is not one of event {event!r}")
@@ -239,21 +253,36 @@ class Status:
 
 @dataclass(frozen=True)
 class RoundFormat:
-    """A round of ``hands`` hands, or a game to ``target`` (exactly one is set)."""
+    """A round of ``hands`` hands, or a game to ``target`` (at most one is
+    set), and/or of ``minutes`` (timed: :data:`.control.TIME_RULE`)."""
 
     hands: int | None = 8
     target: int | None = None
+    minutes: float | None = None
+    """Minutes from the round's start to the call of time (a fraction: a rehearsal)."""
 
-    def to_json(self) -> dict[str, int]:
-        return {"hands": self.hands} if self.hands is not None else {"target": self.target or 0}
+    def to_json(self) -> dict[str, float]:
+        out: dict[str, float] = (
+            {"hands": self.hands} if self.hands is not None else
+            {"target": self.target} if self.target is not None else {})
+        return out if self.minutes is None else {**out, "minutes": self.minutes}
 
     @classmethod
     def from_json(cls, data: Any) -> RoundFormat:
-        if not isinstance(data, dict) or len(data) != 1 or not {"hands", "target"} & set(data):
-            raise MessageError(f"'format': {{\"hands\": N}} or {{\"target\": N}}, not {data!r}")
+        keys = set(data) if isinstance(data, dict) else set()
+        if not keys or not keys <= {"hands", "target", "minutes"} or {"hands", "target"} <= keys:
+            raise MessageError(f"'format': {{\"hands\": N}} or {{\"target\": N}}, and/or "
+                               f"{{\"minutes\": N}}, not {data!r}")
+        minutes = data.get("minutes")
+        if minutes is not None and (not isinstance(minutes, (int, float)) or isinstance(
+                minutes, bool) or not 0 < minutes <= 600):
+            raise MessageError(f"'minutes': a number of minutes above 0, at most 600, "
+                               f"not {minutes!r}")
         if "hands" in data:
-            return cls(hands=_int(data, "hands", 1, 24))
-        return cls(hands=None, target=_int(data, "target", 1, 99))
+            return cls(hands=_int(data, "hands", 1, 24), minutes=minutes)
+        if "target" in data:
+            return cls(hands=None, target=_int(data, "target", 1, 99), minutes=minutes)
+        return cls(hands=None, minutes=minutes)
 
     def rules(self, house: Rules) -> Rules:
         """The rules the round's game is played by: the house rules, and the
@@ -262,7 +291,10 @@ class RoundFormat:
         return house.replace(target=target)
 
     def describe(self) -> str:
-        return f"{self.hands} hands" if self.hands is not None else f"a game to {self.target}"
+        kind = (f"{self.hands} hands" if self.hands is not None else
+                f"a game to {self.target}" if self.target is not None else "")
+        timed = f"{self.minutes:g} minutes" if self.minutes is not None else ""
+        return " or ".join(part for part in (kind, timed) if part)
 
 
 @dataclass(frozen=True)
@@ -276,6 +308,9 @@ class Assignment:
     byes: tuple[str, ...] = ()
     moves: dict[str, str] = field(default_factory=dict)
     """Per player, in words, where they sit this round (for the boxes' screens)."""
+    ends: float | None = None
+    """A timed round: when time is called, the director's Unix time (the
+    boxes count down from the director's :class:`Clock` messages instead)."""
 
     def encode(self) -> bytes:
         return _dump({
@@ -284,6 +319,7 @@ class Assignment:
             "tables": [{"table": number, "players": {str(s): n for s, n in seats.items()}}
                        for number, seats in sorted(self.tables.items())],
             "byes": list(self.byes),
+            **({"ends": self.ends} if self.ends is not None else {}),
         })
 
     @classmethod
@@ -319,8 +355,11 @@ class Assignment:
         byes = data.get("byes", [])
         if not isinstance(byes, list) or not all(isinstance(b, str) for b in byes):
             raise MessageError("'byes': a list of names")
+        ends = data.get("ends")
+        if ends is not None and (not isinstance(ends, (int, float)) or isinstance(ends, bool)):
+            raise MessageError(f"'ends': a Unix time, not {ends!r}")
         return cls(_int(data, "round", 1, 999), RoundFormat.from_json(data.get("format")),
-                   rules, tables, tuple(byes))
+                   rules, tables, tuple(byes), ends=None if ends is None else float(ends))
 
 
 @dataclass(frozen=True)
@@ -345,3 +384,71 @@ class Ack:
                 raise MessageError(f"'acked': game {key!r} -> {seq!r} is not id -> seq")
             result[int(key)] = seq
         return cls(check_box_id(_str(data, "box")), result)
+
+
+@dataclass(frozen=True)
+class Takeover:
+    """A spare box asks for a table (``club box --take-over``): the director
+    answers with a :class:`Handover`."""
+
+    table: int
+    box: str
+
+    def encode(self) -> bytes:
+        return _dump({"table": self.table, "box": self.box})
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Takeover:
+        data = _load(payload)
+        return cls(_int(data, "table", 1, _MAX_TABLE), check_box_id(_str(data, "box")))
+
+
+@dataclass(frozen=True)
+class Handover:
+    """The director gives table ``table``'s round ``round`` to box ``box``
+    (retained): its journal so far, as the director has it; ``old`` is the
+    box it replaces, refused from then on."""
+
+    table: int
+    round: int
+    box: str
+    old: str | None
+    lines: tuple[str, ...]
+
+    def encode(self) -> bytes:
+        return _dump({"table": self.table, "round": self.round, "box": self.box,
+                      "old": self.old, "lines": list(self.lines)})
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Handover:
+        data = _load(payload)
+        lines = data.get("lines")
+        if not isinstance(lines, list) or not all(
+                isinstance(line, str) and "\n" not in line and "\r" not in line
+                for line in lines):
+            raise MessageError("'lines': a list of journal lines")
+        old = data.get("old")
+        return cls(_int(data, "table", 1, _MAX_TABLE), _int(data, "round", 1, 999),
+                   check_box_id(_str(data, "box")),
+                   None if old is None else check_box_id(_str(data, "old")), tuple(lines))
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A timed round's clock (every few seconds while it runs): seconds left
+    by the director's clock, 0 once time is called."""
+
+    round: int
+    remaining: float
+
+    def encode(self) -> bytes:
+        return _dump({"round": self.round, "remaining": round(self.remaining, 1)})
+
+    @classmethod
+    def decode(cls, payload: bytes) -> Clock:
+        data = _load(payload)
+        remaining = data.get("remaining")
+        if not isinstance(remaining, (int, float)) or isinstance(remaining, bool) or not (
+                0 <= remaining <= 600 * 60):
+            raise MessageError(f"'remaining': seconds from 0 to {600 * 60}, not {remaining!r}")
+        return cls(_int(data, "round", 1, 999), float(remaining))

@@ -15,11 +15,13 @@ import logging
 import queue
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Final
 
 from ..exits import EXIT_OK, EXIT_USAGE
 from .auth import organiser_token
+from .control import CLOCK_S
 from .director import Bonuses, Director
 from .mqtt import close_client, open_client
 from .protocol import QOS, ROOT, check_event_id, parse_broker_url
@@ -54,6 +56,16 @@ def keep(director: Director, inbox: queue.Queue[tuple[str, bytes]]) -> None:
                                                                len(batch))
 
 
+def tick(director: Director) -> None:
+    """The timed rounds' clock: :meth:`Director.tick` every :data:`.control.CLOCK_S` (a thread)."""
+    while True:
+        time.sleep(CLOCK_S)
+        try:
+            director.tick()
+        except Exception:  # said; the clock goes on
+            logging.getLogger("euchre.club.director").exception("the round's clock")
+
+
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -83,6 +95,7 @@ def serve(args: argparse.Namespace) -> int:
     inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
     threading.Thread(target=keep, args=(director, inbox), name="director-keep",
                      daemon=True).start()
+    threading.Thread(target=tick, args=(director,), name="director-clock", daemon=True).start()
     client = open_client(address, f"director-{event}",
                          on_message=lambda topic, payload: inbox.put((topic, payload)),
                          subscriptions=[f"{ROOT}/{event}/table/#"],

@@ -40,6 +40,7 @@ from ..exits import EXIT_INVALID, EXIT_OK, EXIT_USAGE
 from ..journal import Store
 from .auth import TOKEN_NAME
 from .box import ClubBox
+from .control import starts_hand
 
 log = logging.getLogger("euchre.club.simulate")
 
@@ -75,6 +76,8 @@ class AutoPlayer:
         game = referee.game
         if round_format is None or game.winner is not None or (
             round_format.hands is not None and game.hands_played >= round_format.hands
+        ) or self.box.replaced is not None or (
+            self.box.time_called(round_number or 0) and starts_hand(game)
         ):
             return
         referee.notice = None
@@ -101,7 +104,8 @@ def run_box(args: argparse.Namespace) -> int:
     referee = Referee(Config(state_dir=Path(args.state_dir)), store, renderer=_tiny_frame)
     try:
         box = ClubBox(referee, events, broker=args.broker, table=args.table,
-                      event=args.event, resend_s=args.resend, login=login).start()
+                      event=args.event, resend_s=args.resend, login=login,
+                      take_over=args.take_over).start()
     except ValueError as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -192,10 +196,14 @@ class Night:
         self.director.send_signal(signal.SIGKILL)
         self.director.wait()
 
-    def start_box(self, table: int) -> None:
-        self.boxes[table] = self._spawn(f"box-{table}", [
+    def start_box(self, table: int, *, spare: bool = False) -> None:
+        """The box of ``table``; ``spare``: a spare box (its own state
+        directory, ``spare-N``) taking the table over (``--take-over``)."""
+        name = f"spare-{table}" if spare else f"box-{table}"
+        self.boxes[table] = self._spawn(name, [
             "box", "--broker", self.broker, "--event", self.event, "--table", str(table),
-            "--state-dir", str(self.box_dir(table)), "--autoplay", "--seed", str(self.seed),
+            "--state-dir", str(self.workdir / name), "--autoplay", "--seed", str(self.seed),
+            *(["--take-over"] if spare else []),
             "--pace", str(self.pace), "--resend", str(self.resend_s),
             *(["--login", str(self.logins / "boxes" / f"table-{table}.toml")]
               if self.logins else []),

@@ -14,7 +14,9 @@ page for the projector and the director's small HTTP API.
 ``POST /rounds``                ``{"hands": 8}`` or ``{"target": 10}``, optional ``"rules"``
                                 (``["target=11", ...]`` house rules) and ``"movement"``
                                 (``"progressive"``, ``"by-result"``, ``"north-stays"``,
-                                ``"pairs"``): start the next round
+                                ``"pairs"``): start the next round; ``"minutes": N`` makes
+                                it timed; ``"force": true`` starts it while tables still
+                                play (refused, naming them, without it)
 ==============================  ==========================================================
 """
 
@@ -121,12 +123,17 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
                                 status_code=400)
         tokens = data.pop("rules", [])
         movement = data.pop("movement", "progressive")
+        force = data.pop("force", False)
+        if not isinstance(force, bool):
+            return JSONResponse({"error": f"'force': true or false, not {force!r}"},
+                                status_code=400)
         try:
             round_format = RoundFormat.from_json(data or {"hands": 8})
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
                 raise MessageError("'rules': a list of key=value settings")
             rules = Rules.from_tokens(tokens)
-            assignment = director.start_round(round_format, rules, movement=str(movement))
+            assignment = director.start_round(round_format, rules, movement=str(movement),
+                                              force=force)
         except (MessageError, RulesError, DirectorError) as error:
             return JSONResponse({"error": str(error)}, status_code=409)
         return Response(assignment.encode(), media_type="application/json")

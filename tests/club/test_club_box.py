@@ -110,13 +110,15 @@ def test_an_assignment_starts_the_round_and_every_line_arrives(
         assert board["tables"][0]["online"] and board["tables"][0]["hand"] == 1
         for seat in SEATS:
             assert board["tables"][0]["players"][str(seat)] == seats[seat]
-        director.start_round(RoundFormat(hands=2))  # the round's end: where each goes next
+        director.start_round(RoundFormat(hands=2), force=True)  # where each goes next
         second = director.rounds[2].tables[1]
         wait_for(lambda: table.call(lambda r: r.game.names) == second, "round 2's game")
         title, lines = table.call(lambda r: r.notice)
-        assert title == "Round 2: table 1"
-        assert lines == tuple(f"{seats[seat]}: table 1 {seat_of(second, seats[seat])}"
-                              for seat in SEATS)
+        assert title == "Round 1 ended early"  # forced: hand 1 was in play
+        assert lines == ("round 1, table 1: ended by the director; no hand was completed "
+                         "(NS 0, EW 0), hand 1 is void", *(
+                             f"{seats[seat]}: table 1 {seat_of(second, seats[seat])}"
+                             for seat in SEATS))
     finally:
         table.close()
     wait_for(lambda: not director.board()["tables"][0]["online"], "offline after leaving")

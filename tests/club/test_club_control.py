@@ -1,0 +1,399 @@
+"""The organiser's control of a round (firmware/club/control.py): a round
+refused while tables play and forced by the written rule, a spare box taking a
+table over mid-round, timed rounds.  The director alone, a real referee on a
+real mosquitto, and whole nights of real processes (`club serve`, `club box`)."""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.broker import Mosquitto, needs_mosquitto
+
+from euchre_core import SEATS, Game, Team, replay
+from euchre_core.events import Entry, Players, SetRules, parse_event
+from firmware.app import Referee
+from firmware.club.box import ClubBox
+from firmware.club.control import FORCED_RULE
+from firmware.club.director import Director, DirectorError
+from firmware.club.mqtt import close_client, open_client
+from firmware.club.protocol import (
+    QOS,
+    Assignment,
+    EntryMessage,
+    RoundFormat,
+    entries_topic,
+    parse_broker_url,
+)
+from firmware.club.simulate import WINNER_LEVEL, Night
+from firmware.config import Config
+from firmware.journal import Store
+
+REFUSAL = re.compile(
+    r"round 1 is still being played at table\(s\) 1 \(hand \d+\), 2 \(hand \d+\): wait for "
+    r"them, or force the next round \(the hands completed count, the hand in progress is "
+    r"void\)")
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.05)
+
+
+def lines_until(assignment: Assignment, table: int, hands: int, extra: int,
+                seed: int) -> list[str]:
+    """A table's journal: setup, ``hands`` whole hands at random, then ``extra``
+    entries of the next hand (a hand in play)."""
+    seats = assignment.tables[table]
+    rules = assignment.format.rules(assignment.rules)
+    lines = [SetRules(rules).line(), Players.from_names(seats).line()]
+    game = Game(rules=rules, names=dict(seats))
+    rng = random.Random(seed)
+    while game.hands_played < hands or extra:
+        if game.hands_played >= hands:
+            extra -= 1
+        entry = rng.choice([e for e in game.legal_entries() if isinstance(e, WINNER_LEVEL)])
+        game.push(entry)
+        lines.append(entry.line())
+    return lines
+
+
+def send(director: Director, assignment: Assignment, table: int, lines: list[str],
+         box: str, first: int = 0) -> None:
+    for seq in range(first, len(lines)):
+        message = EntryMessage(table, box, assignment.round, 1, seq, lines[seq])
+        director.receive(entries_topic("club", table), message.encode())
+
+
+def players_of(director: Director) -> dict[str, tuple[int, int]]:
+    return {p["name"]: (p["points"], p["rounds_won"]) for p in director.board()["players"]}
+
+
+# --- the director alone ------------------------------------------------------------------
+
+
+def test_a_round_is_refused_naming_the_tables_then_forced_by_the_written_rule(
+        tmp_path: Path) -> None:
+    director = Director(tmp_path)
+    for name in "ABCDEFGH":
+        director.register(name)
+    first = director.start_round(RoundFormat(hands=4))
+    table1 = lines_until(first, 1, hands=1, extra=2, seed=4)  # hand 2 in play
+    send(director, first, 1, table1, "box1")
+    with pytest.raises(DirectorError) as refused:
+        director.start_round(RoundFormat(hands=1))
+    assert str(refused.value) == (
+        "round 1 is still being played at table(s) 1 (hand 2), 2 (not started): wait for "
+        f"them, or force the next round ({FORCED_RULE})")
+    assert director.current_round == 1 and director.board()["notes"] == []  # nothing changed
+
+    director.start_round(RoundFormat(hands=1), force=True)
+    game = replay("\n".join(["euchre-log 1", *table1])).game
+    hand1 = game.results[0]
+    score = {team: hand1.points if hand1.team is team else 0 for team in Team}
+    done = director.tables[(1, 1)]
+    assert done.done and done.score == score and len(done.counted) == 1
+    notes = [
+        "round 1, table 1: ended by the director; hand 1 counts "
+        f"(NS {score[Team.NS]}, EW {score[Team.EW]}), hand 2 is void",
+        "round 1, table 2: ended by the director; no hand was completed (NS 0, EW 0)"]
+    assert sorted(director.board()["notes"]) == notes
+    seats = first.tables[1]
+    standings = players_of(director)
+    for seat in SEATS:  # the completed hand counts, the round is won by the side ahead
+        won = int(score[seat.team] > score[seat.team.other])
+        assert standings[seats[seat]] == (score[seat.team], won)
+    board = director.board()
+    director.close()
+    again = Director(tmp_path)  # the forced ends are records: they survive a restart
+    assert sorted(again.board()["notes"]) == notes
+    assert again.board()["players"] == board["players"]
+
+
+def test_a_timed_round_ends_once_the_hand_in_play_is_finished(tmp_path: Path) -> None:
+    now = [1000.0]
+    director = Director(tmp_path, clock=lambda: now[0])
+    for name in "ABCD":
+        director.register(name)
+    assignment = director.start_round(RoundFormat(hands=8, minutes=1))
+    assert assignment.ends == 1060.0 and assignment.format.describe() == "8 hands or 1 minutes"
+    clock = director.board()["clock"]
+    assert clock == {"round": 1, "ends": 1060.0, "remaining": 60.0, "words": "1:00 left"}
+    lines = lines_until(assignment, 1, hands=2, extra=0, seed=8)
+    in_play = lines_until(assignment, 1, hands=2, extra=3, seed=8)  # hand 3 begun
+    send(director, assignment, 1, in_play[:-3], "box1")
+    send(director, assignment, 1, in_play, "box1", first=len(in_play) - 3)
+    now[0] = 1061.0  # time is called with hand 3 in play: it is finished
+    board = director.board()
+    assert board["clock"]["words"] == "time called" and not board["tables"][0]["done"]
+    with pytest.raises(DirectorError, match=r"table\(s\) 1 \(hand 3\)"):
+        director.start_round(RoundFormat(hands=1))
+    full = lines_until(assignment, 1, hands=3, extra=0, seed=8)
+    assert full[:len(in_play)] == in_play and lines == full[:len(lines)]
+    send(director, assignment, 1, full, "box1", first=len(in_play))
+    table = director.tables[(1, 1)]
+    assert table.done and len(table.counted) == 3  # no new hand after it: the round is over
+    director.start_round(RoundFormat(hands=1))  # not refused
+
+
+# --- a real referee on a real broker -----------------------------------------------------
+
+
+class Table:
+    """A referee on its main loop in a thread, joined to the club."""
+
+    def __init__(self, state_dir: Path, broker: str, table: int, event: str) -> None:
+        self.events: queue.Queue[Any] = queue.Queue()
+        self.store = Store(state_dir)
+        self.referee = Referee(Config(state_dir=state_dir), self.store,
+                               renderer=lambda view: view)
+        self.box = ClubBox(self.referee, self.events, broker=broker, table=table, event=event,
+                           resend_s=1.0).start()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(
+            target=self.referee.run, args=(self.events,),
+            kwargs={"stop": self.stopping.is_set, "poll": 0.05}, daemon=True)
+        self.thread.start()
+
+    def call(self, fn: Callable[[Referee], Any]) -> Any:
+        done: queue.Queue[Any] = queue.Queue()
+        self.events.put(lambda referee: done.put(fn(referee)))
+        return done.get(timeout=20)
+
+    def enter(self, line: str) -> str | None:
+        entry: Entry = parse_event(line)  # type: ignore[assignment]
+        reason: str | None = self.call(lambda r: r.enter(entry))
+        return reason
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.thread.join(10)
+        self.box.close()
+        self.store.close()
+
+
+@pytest.fixture
+def director_on(tmp_path: Path) -> Iterator[Callable[[str, str], Director]]:
+    clients: list[Any] = []
+
+    def start(url: str, event: str) -> Director:
+        holder: list[Any] = []
+        director = Director(tmp_path / "director", event=event,
+                            publish=lambda t, p, r: holder[0].publish(t, p, qos=QOS, retain=r))
+        client = open_client(parse_broker_url(url), f"director-{event}",
+                             on_message=director.receive, subscriptions=[f"euchre/{event}/#"])
+        holder.append(client)
+        clients.append(client)
+        for name in ["Anna", "Bo", "Cy", "Dee"]:
+            director.register(name)
+        return director
+
+    yield start
+    for client in clients:
+        close_client(client)
+
+
+@needs_mosquitto
+def test_the_box_finishes_the_hand_in_play_and_refuses_a_new_one_after_time(
+        tmp_path: Path, mosquitto: Mosquitto, director_on: Callable[[str, str], Director]
+) -> None:
+    director = director_on(mosquitto.url, "timed")
+    table = Table(tmp_path / "box", mosquitto.url, 1, "timed")
+    try:
+        wait_for(lambda: table.box.connected, "the box connects")
+        assignment = director.start_round(RoundFormat(hands=8, minutes=0.02))
+        assert assignment.ends is not None
+        wait_for(lambda: 1 in table.box.state.rounds.values(), "the round's game")
+        for line in ["game dealer=N", "make E H", "trick E"]:  # hand 1 in play
+            assert table.enter(line) is None
+        ends = assignment.ends
+        wait_for(lambda: time.time() >= ends, "the round's time")
+        director.tick()  # as `club serve` does every few seconds: the clock, time called
+        wait_for(lambda: table.box.time_called(1), "time called on the box")
+        title, lines = table.call(lambda r: r.notice)
+        assert title == "Round 1: time" and lines[-1] == "Time: finish this hand."
+        for line in ["trick E", "trick E", "trick N", "trick W"]:  # the hand is finished
+            assert table.enter(line) is None
+        kept = table.call(lambda r: r.store.lines(r.game_id))
+        assert table.enter("make S C") == "time was called in round 1: no new hand starts"
+        assert table.call(lambda r: r.store.lines(r.game_id)) == kept  # nothing changed
+        wait_for(lambda: director.tables[(1, 1)].lines == kept, "every line at the director")
+        assert director.tables[(1, 1)].done and len(director.tables[(1, 1)].counted) == 1
+        assert director.board()["clock"]["words"] == "time called"
+    finally:
+        table.close()
+
+
+# --- whole nights: real director and box processes ------------------------------------
+
+
+def journal_standings(games: list[tuple[Path, dict[int, int]]]) -> dict[str, tuple[int, int]]:
+    """Points and rounds won per player from the boxes' own journals:
+    ``(state dir, {game id: hands the round counts})``; each game exported as
+    a clean log and replayed, its completed hands up to that count."""
+    points: Counter[str] = Counter()
+    won: Counter[str] = Counter()
+    for box_dir, counts in games:
+        store = Store(box_dir, readonly=True)
+        try:
+            for game_id, hands in counts.items():
+                result = replay(store.export(game_id))
+                assert result.error is None
+                counted = result.game.results[:hands]
+                score = {team: sum(r.points for r in counted if r.team is team) for team in Team}
+                for seat in SEATS:
+                    name = result.game.names[seat]
+                    points[name] += score[seat.team]
+                    won[name] += score[seat.team] > score[seat.team.other]
+        finally:
+            store.close()
+    return {name: (points[name], won[name]) for name in points}
+
+
+def round_games(box_dir: Path) -> dict[int, int]:
+    """The box's round -> game id, from its club.json."""
+    rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
+    return {number: int(game) for game, number in rounds.items()}
+
+
+def director_standings(night: Night) -> dict[str, tuple[int, int]]:
+    return {p["name"]: (p["points"], p["rounds_won"]) for p in night.board()["players"]
+            if (p["points"], p["rounds_won"]) != (0, 0)}
+
+
+def club(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware", "club", *arguments],
+                          capture_output=True, text=True, timeout=60)
+
+
+@needs_mosquitto
+@pytest.mark.timeout(300)
+def test_a_round_started_while_tables_play_is_refused_then_forced(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    night = Night(mosquitto.url, tmp_path, tables=2, event="forced", pace=0.25).start()
+    try:
+        night.register(8)
+        night.start_round(hands=8)
+        night.wait(lambda: all(t["hand"] >= 2 for t in night.board()["tables"]), 120,
+                   "both tables in hand 2")
+        organiser = ["--director", night.url, "--state-dir", str(tmp_path / "director")]
+        refused = club("round", *organiser, "--hands", "1")
+        assert refused.returncode != 0
+        assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("euchre-referee: ")
+        assert REFUSAL.fullmatch(refused.stderr[len("euchre-referee: "):].strip())
+        with pytest.raises(ValueError) as by_http:
+            night.post("/rounds", {"hands": 1})
+        assert REFUSAL.fullmatch(str(by_http.value))
+        assert night.board()["round"] == 1  # nothing changed
+        forced = club("round", *organiser, "--hands", "1", "--force")
+        assert forced.returncode == 0, forced.stderr
+        night.wait(lambda: night.round_done(2), 120, "round 2")
+        notes = night.board()["notes"]
+        for table in (1, 2):  # the page and the box say the same of each game
+            said = [n for n in notes if n.startswith(f"round 1, table {table}: ended by")]
+            assert len(said) == 1 and said[0] in (tmp_path / f"box-{table}.log").read_text()
+            assert re.fullmatch(r"round 1, table \d: ended by the director; hands? 1(-\d)? "
+                                r"counts? \(NS \d+, EW \d+\)(, hand \d is void)?", said[0])
+        journals = journal_standings([
+            (night.box_dir(t), {game: (8 if number == 1 else 1)
+                                for number, game in round_games(night.box_dir(t)).items()})
+            for t in (1, 2)])
+        assert director_standings(night) == {
+            name: value for name, value in journals.items() if value != (0, 0)}
+    finally:
+        night.stop()
+
+
+@needs_mosquitto
+@pytest.mark.timeout(300)
+def test_a_spare_box_takes_a_table_over_and_the_old_box_is_refused(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    night = Night(mosquitto.url, tmp_path, tables=1, event="spare", pace=0.1).start()
+    spare_dir = tmp_path / "spare-1"
+    try:
+        night.register(4)
+        night.start_round(hands=4)
+        night.wait(lambda: night.board()["tables"][0]["hand"] >= 2, 120, "hand 2 in play")
+        night.kill_box(1)  # the box dies mid-round
+        night.start_box(1, spare=True)
+        spare = night.boxes[1]
+        night.wait(lambda: night.round_done(1), 120, "round 1 on the spare")
+        notes = night.board()["notes"]
+        took = [re.fullmatch(r"round 1, table 1: spare box \w+ took over from box \w+ "
+                             r"after (\d+) lines", n) for n in notes]
+        assert len([m for m in took if m]) == 1, notes
+        handed = int(next(m for m in took if m).group(1))
+        spare_game = round_games(spare_dir)[1]
+        store = Store(spare_dir, readonly=True)
+        try:
+            spare_lines = store.lines(spare_game)
+            journal = store.journal_text(spare_game)
+        finally:
+            store.close()
+        with urllib.request.urlopen(f"{night.url}/logs/1/1", timeout=10) as answer:
+            assert answer.read().decode() == journal  # the director holds the spare's journal
+        old_store = Store(night.box_dir(1), readonly=True)
+        try:
+            old_lines = old_store.lines(round_games(night.box_dir(1))[1])
+        finally:
+            old_store.close()
+        assert handed > 2 and spare_lines[:handed] == old_lines[:handed]
+        assert len(spare_lines) > handed  # the spare went on from there
+        # the old box comes back: told on its screen (its log says the same) and refused
+        night.start_box(1)
+        night.boxes[-1], night.boxes[1] = night.boxes[1], spare  # stop() ends both
+        night.wait(lambda: "replaced at table 1 by spare box" in (
+            tmp_path / "box-1.log").read_text(), 60, "the old box told")
+        night.start_round(hands=1)  # round 2 is the spare's
+        night.wait(lambda: night.round_done(2), 120, "round 2")
+        board = night.board()
+        assert board["tables"][0]["online"] and board["tables"][0]["state"] == "done"
+        assert 2 in round_games(spare_dir) and 2 not in round_games(night.box_dir(1))
+        journals = journal_standings([(spare_dir, {game: 4 if number == 1 else 1 for
+                                                   number, game in round_games(
+                                                       spare_dir).items()})])
+        assert director_standings(night) == {
+            name: value for name, value in journals.items() if value != (0, 0)}
+    finally:
+        night.stop()
+
+
+@needs_mosquitto
+@pytest.mark.timeout(300)
+def test_a_timed_round_ends_by_time_on_real_processes(tmp_path: Path,
+                                                      mosquitto: Mosquitto) -> None:
+    night = Night(mosquitto.url, tmp_path, tables=1, event="clock", pace=0.1).start()
+    try:
+        night.register(4)
+        assignment = night.post("/rounds", {"hands": 24, "minutes": 0.1})
+        assert assignment["format"] == {"hands": 24, "minutes": 0.1}
+        night.wait(lambda: night.round_done(1), 120, "the round ends by time")
+        assert night.board()["clock"]["words"] == "time called"
+        game_id = round_games(night.box_dir(1))[1]
+        store = Store(night.box_dir(1), readonly=True)
+        try:
+            game = store.load(game_id)
+        finally:
+            store.close()
+        assert 0 < game.hands_played < 24  # ended by time, not by the count
+        assert game.dealer is None or len(game.entries) == game.hand.start  # no hand begun
+        assert director_standings(night) == {
+            name: value for name, value in journal_standings(
+                [(night.box_dir(1), {game_id: 24})]).items() if value != (0, 0)}
+    finally:
+        night.stop()
