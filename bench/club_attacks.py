@@ -243,6 +243,17 @@ class Attacker:
         self.night.wait(lambda: own.disconnects > before, 60, "the broker dropping the client")
         self.tried(f"an oversized entry ({len(big):,} bytes)",
                    "the broker's max_packet_size: it closed the connection, nothing delivered")
+        peak = peak_mb(self.night.director)
+        before = own.disconnects
+        self.night.wait(lambda: own.client.is_connected(), 60, "the attacker back on")
+        huge = b'{"v":1,"line":"' + b"x" * 50_000_000 + b'"}'
+        own.client.publish(entries_topic(EVENT, 1), huge, qos=1)
+        self.night.wait(lambda: own.disconnects > before, 120, "the broker dropping the client")
+        after = peak_mb(self.night.director)
+        assert after - peak < 10, (peak, after)
+        self.tried(f"a {len(huge) / 1e6:.0f} MB entry",
+                   f"the broker closed the connection; the director's peak memory "
+                   f"{peak:.1f} MB before, {after:.1f} MB after")
         own.close()
         self.night.start_box(1)
 
@@ -286,6 +297,15 @@ class Attacker:
             status, answer = http(url + path, body, headers)
             assert status in (401, 403, 415), (name, status, answer)
             self.tried(name, f"{status} {json.loads(answer)['error']}")
+
+
+def peak_mb(process: Any) -> float:
+    """A process's peak resident memory (VmHWM), in MB."""
+    with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise ValueError(f"no VmHWM for process {process.pid}")
 
 
 def get_text(url: str) -> str:
