@@ -10,6 +10,7 @@ EXTRA_OF_MODULE: Final = {
     "starlette": "club",
     "sse_starlette": "club",
     "uvicorn": "club",
+    "confusable_homoglyphs": "club",
 }
 """The top-level module each optional dependency installs -> its extra
 (``pyproject.toml``'s ``[project.optional-dependencies]``; a test holds them
