@@ -201,11 +201,13 @@ def setup(args: argparse.Namespace) -> int:
                                           for user, password in logins.items()), secret=True)
     _write(broker_dir / "acl", acl(event, args.tables, args.spares))
     _write(broker_dir / "club.conf", mosquitto_conf(
-        broker_dir, port=None if args.tls_only else args.port, bind=args.bind, tls=tls))
+        Path(args.broker_dir).resolve() if args.broker_dir else broker_dir,
+        port=None if args.tls_only else args.port, bind=args.bind, tls=tls))
     _write(director_file, login_toml(broker_url, event, DIRECTOR, logins[DIRECTOR], cafile),
            secret=True)
-    print(f"{broker_dir}/club.conf, passwd, acl: the broker's (docs/club.md says where "
-          f"they go)")
+    print(f"{broker_dir}/club.conf, passwd, acl: the broker's (club.conf reads the other two "
+          f"from {Path(args.broker_dir).resolve() if args.broker_dir else broker_dir}; "
+          "docs/club.md says where they go)")
     print(f"{director_file}: the director's login (club serve --login {director_file})")
     print("each box's [club] lines (also in boxes/table-N.toml; paste them into the "
           "box's referee.toml once):")
@@ -249,6 +251,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--cafile", metavar="FILE",
                         help="where each box and the director find the CA certificate "
                         "that signed the broker's (written into their logins)")
+    parser.add_argument("--broker-dir", metavar="DIR",
+                        help="where mosquitto will read passwd and acl from, as club.conf "
+                        "names them, e.g. /etc/mosquitto (default: --out's mosquitto/)")
     parser.add_argument("--new-passwords", action="store_true",
                         help="make every login anew (the boxes' configs must be updated)")
     parser.add_argument("--quiet", action="store_true",
