@@ -152,6 +152,9 @@ class Referee:
         self._held: tuple[str, float] | None = None
         self._last_press: tuple[str, float] | None = None
         """The last press and when (a confirmation is never a double tap)."""
+        self._asked_at: float | None = None
+        """When the last press asked for a confirmation (or was refused as
+        the double tap of one)."""
         """A long-pressed button and when its long press came (stuck check)."""
         self.notice: tuple[str, tuple[str, ...]] | None = None
         self.flags: tuple[str, ...] = ()
@@ -442,7 +445,8 @@ class Referee:
             return
         step = self.step()
         if (button == OK and step.name in CONFIRMS and last is not None and last[0] == OK
-                and now - last[1] < CONFIRM_GUARD_S):  # a double tap asks, never confirms
+                and self._asked_at == last[1] and now - last[1] < CONFIRM_GUARD_S):
+            self._asked_at = now  # a double tap asks, never confirms
             self._say(f"{label(OK)} twice quickly: read the screen, then {label(OK)} to "
                       "confirm", error=True)
             return
@@ -459,6 +463,8 @@ class Referee:
         if moving and step.options and not cursor_layout:
             self.browse_until = now + BROWSE_S
         if action is not None:
+            if action.kind in ("new-game", "suit"):  # what the next OK confirms
+                self._asked_at = now
             self._act(action)
         elif not (moving and step.options):
             self._say(f"{label(button)} does nothing {step.doing}: {step.instead}", error=True)
