@@ -106,7 +106,9 @@ def test_setup_writes_the_logins_owner_only_and_keeps_them(tmp_path: Path) -> No
     again = run_setup(out, "--tables", "4")
     assert load_config(out / "boxes/table-2.toml").club_password == box.club_password
     assert "table-4" in again.stdout and (out / "boxes/table-4.toml").exists()
-    run_setup(out, "--tables", "4", "--new-passwords")
+    run_setup(out, "--tables", "4", "--new-passwords", "--broker-dir", "/etc/mosquitto")
+    assert "password_file /etc/mosquitto/passwd\nacl_file /etc/mosquitto/acl\n" in (
+        out / "mosquitto/club.conf").read_text()
     assert load_config(out / "boxes/table-2.toml").club_password != box.club_password
 
 
