@@ -537,6 +537,8 @@ class ClubBox:
     def _on_assignment(self, assignment: Assignment) -> None:
         self.formats[assignment.round] = assignment.format
         self.assignments[assignment.round] = assignment
+        if self.taking_over and assignment.round == max(self.assignments):
+            self._ask_takeover()  # the director sends them as it (re)connects: ask again
         if self.taking_over or self.replaced is not None:
             return  # a spare waits for the table's journal; a replaced box is out
         started = set(self.state.rounds.values())

@@ -242,12 +242,14 @@ def test_the_box_finishes_the_hand_in_play_and_refuses_a_new_one_after_time(
 # --- whole nights: real director and box processes ------------------------------------
 
 
-def journal_standings(games: list[tuple[Path, dict[int, int]]]) -> dict[str, tuple[int, int]]:
-    """Points and rounds won per player from the boxes' own journals:
-    ``(state dir, {game id: hands the round counts})``; each game exported as
-    a clean log and replayed, its completed hands up to that count."""
+def journal_standings(games: list[tuple[Path, dict[int, int]]]
+                      ) -> dict[str, tuple[int, int, int]]:
+    """Points, rounds won and rounds level per player from the boxes' own
+    journals: ``(state dir, {game id: hands the round counts})``; each game
+    exported as a clean log and replayed, its completed hands up to that count."""
     points: Counter[str] = Counter()
     won: Counter[str] = Counter()
+    level: Counter[str] = Counter()
     for box_dir, counts in games:
         store = Store(box_dir, readonly=True)
         try:
@@ -260,20 +262,27 @@ def journal_standings(games: list[tuple[Path, dict[int, int]]]) -> dict[str, tup
                     name = result.game.names[seat]
                     points[name] += score[seat.team]
                     won[name] += score[seat.team] > score[seat.team.other]
+                    level[name] += score[seat.team] == score[seat.team.other]
         finally:
             store.close()
-    return {name: (points[name], won[name]) for name in points}
+    return {name: (points[name], won[name], level[name]) for name in points}
+
+
+def assert_standings_equal(night: Night, journals: dict[str, tuple[int, int, int]]) -> None:
+    """The director's points equal the journals'; its rounds won too, a level
+    round counted won or not (the tied-round rule decides, standings.py)."""
+    director = {p["name"]: (p["points"], p["rounds_won"]) for p in night.board()["players"]}
+    for name, (points, won, level) in journals.items():
+        assert director[name][0] == points, name
+        assert won <= director[name][1] <= won + level, name
+    assert all(value == (0, 0) for name, value in director.items() if name not in journals)
+    assert sum(points for points, _ in director.values()) > 0
 
 
 def round_games(box_dir: Path) -> dict[int, int]:
     """The box's round -> game id, from its club.json."""
     rounds = json.loads((box_dir / "club.json").read_text())["rounds"]
     return {number: int(game) for game, number in rounds.items()}
-
-
-def director_standings(night: Night) -> dict[str, tuple[int, int]]:
-    return {p["name"]: (p["points"], p["rounds_won"]) for p in night.board()["players"]
-            if (p["points"], p["rounds_won"]) != (0, 0)}
 
 
 def club(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -309,12 +318,10 @@ def test_a_round_started_while_tables_play_is_refused_then_forced(
             assert len(said) == 1 and said[0] in (tmp_path / f"box-{table}.log").read_text()
             assert re.fullmatch(r"round 1, table \d: ended by the director; hands? 1(-\d)? "
                                 r"counts? \(NS \d+, EW \d+\)(, hand \d is void)?", said[0])
-        journals = journal_standings([
+        assert_standings_equal(night, journal_standings([
             (night.box_dir(t), {game: (8 if number == 1 else 1)
                                 for number, game in round_games(night.box_dir(t)).items()})
-            for t in (1, 2)])
-        assert director_standings(night) == {
-            name: value for name, value in journals.items() if value != (0, 0)}
+            for t in (1, 2)]))
     finally:
         night.stop()
 
@@ -364,11 +371,9 @@ def test_a_spare_box_takes_a_table_over_and_the_old_box_is_refused(
         board = night.board()
         assert board["tables"][0]["online"] and board["tables"][0]["state"] == "done"
         assert 2 in round_games(spare_dir) and 2 not in round_games(night.box_dir(1))
-        journals = journal_standings([(spare_dir, {game: 4 if number == 1 else 1 for
-                                                   number, game in round_games(
-                                                       spare_dir).items()})])
-        assert director_standings(night) == {
-            name: value for name, value in journals.items() if value != (0, 0)}
+        assert_standings_equal(night, journal_standings([
+            (spare_dir, {game: 4 if number == 1 else 1
+                         for number, game in round_games(spare_dir).items()})]))
     finally:
         night.stop()
 
@@ -392,8 +397,71 @@ def test_a_timed_round_ends_by_time_on_real_processes(tmp_path: Path,
             store.close()
         assert 0 < game.hands_played < 24  # ended by time, not by the count
         assert game.dealer is None or len(game.entries) == game.hand.start  # no hand begun
-        assert director_standings(night) == {
-            name: value for name, value in journal_standings(
-                [(night.box_dir(1), {game_id: 24})]).items() if value != (0, 0)}
+        assert_standings_equal(night, journal_standings([(night.box_dir(1), {game_id: 24})]))
+    finally:
+        night.stop()
+
+
+def holders_journals(night: Night, spares: dict[int, int]) -> dict[tuple[int, int], tuple[Path,
+                                                                                         int]]:
+    """(round, table) -> (state dir, game id) of the box that holds the table's
+    journal: the table's own box, or from round ``spares[table]`` on its spare."""
+    held: dict[tuple[int, int], tuple[Path, int]] = {}
+    for table in range(1, night.tables + 1):
+        for number, game in round_games(night.box_dir(table)).items():
+            if table not in spares or number < spares[table]:
+                held[(number, table)] = (night.box_dir(table), game)
+        if table in spares:
+            spare_dir = night.workdir / f"spare-{table}"
+            for number, game in round_games(spare_dir).items():
+                held[(number, table)] = (spare_dir, game)
+    return held
+
+
+@needs_mosquitto
+@pytest.mark.timeout(300)  # 16 box processes; about 30 s here
+def test_a_night_of_16_tables_with_a_spare_box_and_a_forced_round(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    """16 tables x 8 rounds (one hand a round; round 5 of 8 hands, cut short by
+    a forced start), table 5's box killed in round 3 and a spare taking over:
+    the director holds exactly each table's journal as the box holding it
+    kept it, and the standings equal what those journals give."""
+    night = Night(mosquitto.url, tmp_path, tables=16, event="night16", pace=0.05,
+                  resend_s=2.0).start()
+    hands = {number: 8 if number == 5 else 1 for number in range(1, 9)}
+    try:
+        night.register(64)
+        for number in range(1, 9):
+            forced = number == 6
+            night.post("/rounds", {"hands": hands[number], **({"force": True} if forced else {})})
+            if number == 3:  # table 5's box dies mid-hand; a spare takes the table over
+                night.wait(lambda: night.board()["tables"][4]["entries"] >= 4, 60,
+                           "table 5 in play")
+                night.kill_box(5)
+                night.start_box(5, spare=True)
+            if number == 5:  # the next round is forced while tables play
+                night.wait(lambda: any(t["hand"] >= 2 for t in night.board()["tables"]), 60,
+                           "round 5 under way")
+                assert not night.round_done(5)
+                continue
+            night.wait(lambda n=number: night.round_done(n), 120, f"round {number}")
+        notes = night.board()["notes"]
+        assert any(n.startswith("round 5, table ") and "ended by the director" in n
+                   for n in notes), notes
+        assert any(n.startswith("round 3, table 5: spare box ") for n in notes), notes
+        held = holders_journals(night, {5: 3})
+        assert len(held) == 16 * 8
+        games: dict[Path, dict[int, int]] = {}
+        for (number, table), (box_dir, game) in sorted(held.items()):
+            games.setdefault(box_dir, {})[game] = hands[number]
+            store = Store(box_dir, readonly=True)
+            try:
+                expected = store.journal_text(game)
+            finally:
+                store.close()
+            with urllib.request.urlopen(f"{night.url}/logs/{number}/{table}",
+                                        timeout=10) as answer:
+                assert answer.read().decode() == expected, (number, table)
+        assert_standings_equal(night, journal_standings(sorted(games.items())))
     finally:
         night.stop()
