@@ -159,6 +159,8 @@ def _export(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         with urllib.request.urlopen(base + "/standings.csv", timeout=30) as answer:
             (out / "standings.csv").write_bytes(answer.read())
+        with urllib.request.urlopen(base + "/corrections.csv", timeout=30) as answer:
+            (out / "corrections.csv").write_bytes(answer.read())
         with urllib.request.urlopen(base + "/logs", timeout=30) as answer:
             logs = json.loads(answer.read())
         for item in logs:
@@ -168,7 +170,7 @@ def _export(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         print(f"euchre-referee: {args.director}: {error}", file=sys.stderr)
         return EXIT_INVALID
-    print(f"{out}/standings.csv and {len(logs)} table logs")
+    print(f"{out}/standings.csv, corrections.csv and {len(logs)} table logs")
     return EXIT_OK
 
 
@@ -220,6 +222,17 @@ def register(commands: Any) -> None:
                        help="club bonus points to each player of a side that euchres")
     serve.add_argument("--round-win-bonus", type=int, default=0, metavar="N",
                        help="club bonus points for each round won")
+    serve.add_argument("--tie-breaks", metavar="ORDER",
+                       help="how players are ranked, comma-separated from points, rounds_won, "
+                       "loners, euchres, head_to_head (default: all five in that order); "
+                       "players level on all of them share a rank (=3); kept for the night")
+    serve.add_argument("--tied-round", choices=("shared", "extra-hand"),
+                       help="a round of N hands ending level: shared (both sides won it, the "
+                       "default) or extra-hand (the box asks for one more hand, unscored, "
+                       "that decides it); for rounds started from now; kept for the night")
+    serve.add_argument("--bye-points", metavar="none|average|N",
+                       help="what a bye is worth: none (default), average (the player's "
+                       "points per round played) or N points; kept for the night")
     _login_option(serve, "the director")
     serve.set_defaults(run=_serve)
     players = sub.add_parser("register", help="register players with a running director")
@@ -251,6 +264,9 @@ def register(commands: Any) -> None:
                               f"(refused, naming them, without it): their games end, "
                               f"{FORCED_RULE}")
     round_parser.set_defaults(run=_round)
+    from .correct import add_parser as add_correct_parser
+
+    add_correct_parser(sub, add_organiser_options)
     export = sub.add_parser("export", help="the standings CSV and every table's log, as files")
     export.add_argument("--director", required=True, metavar="URL")
     export.add_argument("--out", required=True, metavar="DIR")

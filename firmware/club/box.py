@@ -82,6 +82,7 @@ from .protocol import (
     takeover_topic,
     topic_kind,
 )
+from .standings import tie_after
 
 log = logging.getLogger("euchre.club.box")
 
@@ -335,6 +336,10 @@ class ClubBox:
         """An assignment whose round could not be started (the journal refused
         a write): tried again each second."""
         self.formats: dict[int, RoundFormat] = {}
+        self.tied_rules: dict[int, str] = {}
+        """Per round, what a tie after its N hands comes to (``Assignment.tied_round``)."""
+        self._tie_said: dict[int, int] = {}
+        """Per game, the hands played when its tie (or the extra hand's end) was said."""
         self.sent: dict[int, int] = dict(self.state.acked)
         """Game id -> the last seq handed to the broker since the last (re)connect."""
         self.connected = False
@@ -497,13 +502,49 @@ class ClubBox:
         round_format = self.formats.get(round_number or 0)
         game = self.referee.game
         if round_format is not None and round_format.hands is not None and line != "undo" and (
-            game.hands_played == round_format.hands and game.results
+            game.hands_played >= round_format.hands and game.results
         ):
+            assert round_number is not None
+            if self._extra_hand_notice(round_number, round_format.hands, game):
+                return
+            if game.hands_played != round_format.hands:
+                return
             score = {team: sum(r.points for r in game.results if r.team is team)
                      for team in Team}
             self.referee.notice = (f"Round {round_number} over",
                                    (f"NS {score[Team.NS]}  EW {score[Team.EW]}",
                                     "Wait for the director's", "next round."))
+
+    def awaits_extra_hand(self, round_number: int, game: Game) -> bool:
+        """Is round ``round_number``'s game level after its N hands, with the
+        extra-hand rule, and that hand not played yet?"""
+        round_format = self.formats.get(round_number)
+        if round_format is None or round_format.hands is None or (
+                self.tied_rules.get(round_number) != "extra-hand"):
+            return False
+        tie = tie_after(game.results, round_format.hands)
+        return tie is not None and tie[1] is None
+
+    def _extra_hand_notice(self, round_number: int, hands: int, game: Game) -> bool:
+        """A tie after the round's ``hands`` with the extra-hand rule: the
+        screen asks for one more hand, then says who took it (once per hand
+        ended).  False when the round is not such a tie."""
+        tie = tie_after(game.results, hands)
+        if tie is None or self.tied_rules.get(round_number) != "extra-hand":
+            return False
+        game_id = self.referee.game_id
+        if self._tie_said.get(game_id) != game.hands_played:
+            self._tie_said[game_id] = game.hands_played
+            points, decider = tie
+            self.referee.notice = (
+                (f"Round {round_number}: tied", (
+                    "Tied round: one more hand decides it.",
+                    f"NS {points}  EW {points}: the extra hand scores nothing."))
+                if decider is None else
+                (f"Round {round_number} over", (
+                    f"NS {points}  EW {points}: {decider} took the extra hand.",
+                    "Wait for the director's", "next round.")))
+        return True
 
     def pump(self, only: int | None = None) -> None:
         """Publish every line of the round games (or of game ``only``) not yet
@@ -536,6 +577,7 @@ class ClubBox:
 
     def _on_assignment(self, assignment: Assignment) -> None:
         self.formats[assignment.round] = assignment.format
+        self.tied_rules[assignment.round] = assignment.tied_round
         self.assignments[assignment.round] = assignment
         if self.taking_over and assignment.round == max(self.assignments):
             self._ask_takeover()  # the director sends them as it (re)connects: ask again
@@ -615,7 +657,8 @@ class ClubBox:
         if self.time_called(number) and not control.in_hand(game):
             return True
         if round_format.hands is not None:
-            return game.hands_played >= round_format.hands
+            return (game.hands_played >= round_format.hands
+                    and not self.awaits_extra_hand(number, game))
         return game.winner is not None
 
     def time_called(self, number: int) -> bool:

@@ -29,8 +29,8 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,6 +40,7 @@ from euchre_core.log import HEADER
 
 from ..defaults import DEFAULT_EVENT
 from . import control
+from . import corrections as fixes
 from .control import ahead, in_hand
 from .movement import by_result, fixed_pairs, north_stays, progressive
 from .names import csv_cell, lookalike_warning, normalise
@@ -60,6 +61,8 @@ from .protocol import (
     handover_topic,
     topic_kind,
 )
+from .standings import Bonuses as Bonuses
+from .standings import night_settings, outcome, standings, winners_of
 
 log = logging.getLogger("euchre.club.director")
 
@@ -87,20 +90,11 @@ Publish = Callable[[str, bytes, bool], None]
 """``(topic, payload, retain)``: hands a message to the broker."""
 
 
+NO_BONUSES: Final = Bonuses()
+
+
 class DirectorError(ValueError):
     """A request the director refuses (a name registered twice...); says why."""
-
-
-@dataclass(frozen=True)
-class Bonuses:
-    """The club's extra points, per player."""
-
-    loner: int = 0
-    """For each loner the player made (3 or more tricks alone)."""
-    euchre: int = 0
-    """For each euchre the player's side made as defenders."""
-    round_won: int = 0
-    """For each round the player's side won."""
 
 
 @dataclass
@@ -123,6 +117,8 @@ class TableRound:
     """When a forced start of the next round ended this game (:data:`.control.FORCED_RULE`)."""
     time_called: bool = False
     """A timed round's time is up (:data:`.control.TIME_RULE`): done once no hand is in play."""
+    tied_round: str = "shared"
+    """The round's rule for a tie after N hands (:mod:`.standings`)."""
 
     @property
     def counted(self) -> list[Any]:
@@ -149,8 +145,33 @@ class TableRound:
         if self.time_called and not in_hand(self.replayed.game):
             return True
         if self.format.hands is not None:
-            return len(self.counted) >= self.format.hands
+            return len(self.counted) >= self.format.hands and not self.awaits_extra_hand
         return self.replayed.game.winner is not None
+
+    @property
+    def decider(self) -> Team | None:
+        """After a tie at N hands with the extra-hand rule: the side that
+        scored the next hand (unscored for the round), once played."""
+        if self.replayed is None or self.format.hands is None or (
+                self.tied_round != "extra-hand"):
+            return None
+        return next((r.team for r in self.replayed.game.results[self.format.hands:]
+                     if r.team is not None), None)
+
+    @property
+    def awaits_extra_hand(self) -> bool:
+        """Level after the N hands, the extra hand not played yet."""
+        return (self.format.hands is not None and len(self.counted) >= self.format.hands
+                and winners_of(self.score, self.decider, self.tied_round) is None)
+
+    @property
+    def winners(self) -> frozenset[Team]:
+        """Who won the round: one side, or both (a tie shared; also a tie
+        ended by force or time), none while not done."""
+        if not self.done:
+            return frozenset()
+        winner = self.winner
+        return frozenset(Team) if winner is None else frozenset({winner})
 
     @property
     def hand(self) -> int:
@@ -167,14 +188,14 @@ class TableRound:
         if self.format.hands is None and self.replayed is not None and (
                 self.replayed.game.winner is not None):
             return self.replayed.game.winner
-        return ahead(self.score)  # N hands, or ended by force or by time
+        return ahead(self.score) or self.decider  # N hands, or ended by force or by time
 
 
 class Director:
     """The club night's state (see the module's docstring)."""
 
     def __init__(self, state_dir: Path, *, event: str = DEFAULT_EVENT,
-                 bonuses: Bonuses = Bonuses(),
+                 bonuses: Bonuses = NO_BONUSES, settings: Mapping[str, str] | None = None,
                  publish: Publish | None = None, clock: Callable[[], float] = time.time) -> None:
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -199,6 +220,9 @@ class Director:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
         self._db.executescript(control.SCHEMA)
+        self._db.executescript(fixes.SCHEMA)
+        self.settings = night_settings(self._db, settings)
+        """Ties, a tied round, byes (:mod:`.standings`): ``settings``, else as kept."""
         self.rounds: dict[int, Assignment] = {}
         self.tables: dict[tuple[int, int], TableRound] = {}
         for (payload,) in self._db.execute("SELECT assignment FROM rounds"):
@@ -290,6 +314,44 @@ class Director:
     def current_round(self) -> int:
         return max(self.rounds, default=0)
 
+    # --- corrections (:mod:`.corrections`) --------------------------------------------
+
+    def corrections(self) -> list[fixes.Correction]:
+        """Every correction made, the first first."""
+        with self.lock:
+            return fixes.load(self._db)
+
+    def correct(self, correction: fixes.Correction) -> fixes.Correction:
+        """Check and keep one correction, stamped now (an ``add`` of a new
+        name registers it too); DirectorError saying why it is refused, with
+        nothing kept."""
+        if correction.kind == "add" and correction.player is not None:
+            correction = replace(correction, player=normalise(correction.player))
+        with self.lock:
+            corrections = self.corrections()
+            number = self.current_round + 1
+            night = fixes.Night(self.players(), fixes.withdrawn(corrections),
+                                {r: set(a.tables) for r, a in self.rounds.items()}, number,
+                                frozenset(fixes.forced_byes(corrections, number)))
+            try:
+                checked = replace(fixes.check(correction, night), made=self.clock())
+            except fixes.CorrectionError as error:
+                raise DirectorError(str(error)) from None
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if checked.kind == "add" and checked.player not in night.players:
+                    self._db.execute("INSERT INTO players (name, registered) VALUES (?, ?)",
+                                     (checked.player, checked.made))
+                kept = fixes.keep(self._db, checked)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            self._changed()
+        log.info("correction %d by %s: %s (%s)", kept.id, kept.who, kept.describe(),
+                 kept.reason)
+        return kept
+
     def start_round(self, round_format: RoundFormat | None = None,
                     rules: Rules | None = None, movement: str = "progressive",
                     force: bool = False) -> Assignment:
@@ -308,7 +370,12 @@ class Director:
                 if movement == "by-result" and number > 1:
                     seatings, sitting_out = self._by_result(number - 1), []
                 elif movement == "pairs":
-                    seatings, sitting_out = fixed_pairs(self._pairs(), number)
+                    seated = set(self._seated(number))
+                    pairs = self._pairs()
+                    seatings, sitting_out = fixed_pairs(
+                        [pair for pair in pairs if set(pair) <= seated], number)
+                    sitting_out += [name for pair in pairs if not set(pair) <= seated
+                                    for name in pair if name in seated]
                 elif movement == "north-stays" and number > 1:
                     first = self.rounds[1]
                     self._same_players(first, "north stays")
@@ -316,7 +383,7 @@ class Director:
                                            number)
                     sitting_out = []
                 elif movement in MOVEMENTS:
-                    seatings, sitting_out = progressive(self.players(), [
+                    seatings, sitting_out = progressive(self._seated(number), [
                         ([past.tables[t] for t in sorted(past.tables)], past.byes)
                         for _, past in sorted(self.rounds.items())])
                 else:
@@ -325,10 +392,13 @@ class Director:
                 for table_round in ending:
                     table_round.ended = None
                 raise DirectorError(str(error)) from None
+            seatings, sitting_out = fixes.reseat(
+                seatings, [*fixes.forced_byes(self.corrections(), number), *sitting_out],
+                self.corrections(), number)
             round_format = round_format or RoundFormat()
             assignment = Assignment(number, round_format, rules or Rules(),
                                     {index + 1: seats for index, seats in enumerate(seatings)},
-                                    tuple(sitting_out),
+                                    tuple(sitting_out), tied_round=self.settings.tied_round,
                                     ends=None if round_format.minutes is None
                                     else now + 60 * round_format.minutes)
             payload = assignment.encode()
@@ -346,8 +416,9 @@ class Director:
     def _still_playing(self, last: int, force: bool) -> list[TableRound]:
         """The tables of round ``last`` not done; DirectorError naming them
         unless ``force``."""
-        playing = [table_round for (number, _), table_round in sorted(self.tables.items())
-                   if number == last and not table_round.done]
+        settled = fixes.results(self.corrections())  # a result correction settles a table
+        playing = [table_round for key, table_round in sorted(self.tables.items())
+                   if key[0] == last and not table_round.done and key not in settled]
         if playing and not force:
             raise DirectorError(control.refusal(last, [(t.table, t.hand) for t in playing]))
         return playing
@@ -365,8 +436,15 @@ class Director:
                                    len(table_round.counted),
                                    game is not None and in_hand(game))
 
+    def _seated(self, number: int) -> list[str]:
+        """The players to seat in round ``number``: the registered and added,
+        but not the withdrawn nor those given a bye (corrections)."""
+        corrections = self.corrections()
+        out = set(fixes.withdrawn(corrections)) | set(fixes.forced_byes(corrections, number))
+        return [name for name in self.players() if name not in out]
+
     def _same_players(self, previous: Assignment, movement: str) -> None:
-        if previous.byes or set(self.players()) != {
+        if previous.byes or set(self._seated(self.current_round + 1)) != {
                 name for seats in previous.tables.values() for name in seats.values()}:
             raise ValueError(f"{movement}: the same players as round {previous.round}, "
                              "a multiple of four (no byes)")
@@ -375,8 +453,14 @@ class Director:
         previous = self.rounds[last]
         self._same_players(previous, "winners up, losers down")
         winners = []
+        settled = fixes.results(self.corrections())
         for table in sorted(previous.tables):
             table_round = self.tables[(last, table)]
+            fixed = settled.get((last, table))
+            if fixed is not None:  # a result correction: its score decides
+                assert fixed.ns is not None and fixed.ew is not None
+                winners.append(Team.EW if fixed.ew > fixed.ns else Team.NS)
+                continue
             if not table_round.done:
                 raise ValueError(f"winners up, losers down: table {table} has not finished "
                                  f"round {last}")
@@ -395,7 +479,8 @@ class Director:
         self.rounds[assignment.round] = assignment
         for table, seats in assignment.tables.items():
             self.tables[(assignment.round, table)] = TableRound(
-                table, assignment.round, dict(seats), assignment.format)
+                table, assignment.round, dict(seats), assignment.format,
+                tied_round=assignment.tied_round)
 
     # --- what the boxes send ---------------------------------------------------------
 
@@ -658,19 +743,19 @@ class Director:
             now = self.clock()
             current = self.current_round
             self._call_time()
-            totals: dict[str, dict[str, int]] = {
-                name: {"points": 0, "rounds_won": 0, "loners": 0, "euchres": 0, "rounds": 0}
-                for name in self.players()}
-            for assignment in self.rounds.values():
-                for name in assignment.byes:
-                    totals.setdefault(name, {"points": 0, "rounds_won": 0, "loners": 0,
-                                             "euchres": 0, "rounds": 0})
+            corrections = fixes.load(self._db)
+            fixed = fixes.results(corrections)
+            outcomes = {key: outcome(table_round, fixed.get(key))
+                        for key, table_round in sorted(self.tables.items())}
+            ranked = standings(self.players(), outcomes.values(),
+                               [name for a in self.rounds.values() for name in a.byes],
+                               fixes.penalties(corrections), fixes.withdrawn(corrections),
+                               self.settings, self.bonuses)
             tables = []
             for (round_number, table), table_round in sorted(self.tables.items()):
-                self._add_to_totals(table_round, totals)
                 if round_number != current:
                     continue
-                score = table_round.score
+                score = outcomes[(round_number, table)].score
                 online = self._online(table_round)
                 tables.append({
                     "table": table, "round": round_number, "hand": table_round.hand,
@@ -678,46 +763,21 @@ class Director:
                     "players": {str(seat): table_round.players[seat] for seat in SEATS},
                     "online": bool(online), "state": self._table_state(table_round, now),
                     "done": table_round.done, "entries": len(table_round.lines),
+                    "corrected": outcomes[(round_number, table)].corrected_by,
+                    "extra_hand": table_round.awaits_extra_hand,
                 })
-            ranking = sorted(totals.items(),
-                             key=lambda item: (-item[1]["points"], -item[1]["rounds_won"],
-                                               item[0].casefold()))
             return {
                 "event": self.event, "round": current,
                 "format": self.rounds[current].format.describe() if current else None,
                 "tables": tables,
-                "players": [{"name": name, **values} for name, values in ranking],
+                "players": [totals.to_json() for totals in ranked],
+                "corrections": [c.to_json() for c in corrections],
+                "settings": {**self.settings.to_json(), "words": self.settings.describe()},
                 "byes": list(self.rounds[current].byes) if current else [],
                 "problems": list(self.problems), "version": self.version,
                 "duplicates": self.duplicates, "refused": self.refused,
                 "clock": self._clock_json(), "notes": self._control_notes(),
             }
-
-    def _add_to_totals(self, table_round: TableRound, totals: dict[str, dict[str, int]]
-                       ) -> None:
-        seats = table_round.players
-        for seat in SEATS:
-            totals.setdefault(seats[seat], {"points": 0, "rounds_won": 0, "loners": 0,
-                                            "euchres": 0, "rounds": 0})
-        score = table_round.score
-        winner = table_round.winner
-        for seat in SEATS:
-            mine = totals[seats[seat]]
-            mine["points"] += score[seat.team]
-            if table_round.done:
-                mine["rounds"] += 1
-            if winner is seat.team:
-                mine["rounds_won"] += 1
-                mine["points"] += self.bonuses.round_won
-        for result in table_round.counted:
-            if result.alone and result.maker is not None and result.team is result.maker.team:
-                totals[seats[result.maker]]["loners"] += 1
-                totals[seats[result.maker]]["points"] += self.bonuses.loner
-            if result.how == "euchred" and result.team is not None:
-                for seat in SEATS:
-                    if seat.team is result.team:
-                        totals[seats[seat]]["euchres"] += 1
-                        totals[seats[seat]]["points"] += self.bonuses.euchre
 
     # --- exports ---------------------------------------------------------------------
 
@@ -726,11 +786,20 @@ class Director:
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["rank", "name", "points", "rounds_won", "loners", "euchres",
-                         "rounds_played"])
-        for rank, player in enumerate(board["players"], 1):
-            writer.writerow([rank, csv_cell(player["name"]), player["points"],
+                         "rounds_played", "byes", "bye_points", "penalties", "withdrawn"])
+        for player in board["players"]:
+            writer.writerow([player["rank"], csv_cell(player["name"]), player["points"],
                              player["rounds_won"],
-                             player["loners"], player["euchres"], player["rounds"]])
+                             player["loners"], player["euchres"], player["rounds"],
+                             player["byes"], player["bye_points"], player["penalties"],
+                             "yes" if player["withdrawn"] else ""])
+        return out.getvalue()
+
+    def corrections_csv(self) -> str:
+        """The audit list: every correction, with who, when and why."""
+        out = io.StringIO()
+        csv.writer(out).writerows(
+            [csv_cell(cell) for cell in row] for row in fixes.csv_rows(self.corrections()))
         return out.getvalue()
 
     def table_logs(self) -> dict[tuple[int, int], str]:
@@ -754,6 +823,8 @@ def standings_json(board: dict[str, Any]) -> dict[str, Any]:
         "tables": [{key: table[key] for key in
                     ("table", "round", "hand", "score", "players", "online")}
                    for table in board["tables"]],
-        "players": [{key: player[key] for key in ("name", "points", "rounds_won", "loners")}
+        "players": [{key: player[key] for key in ("rank", "name", "points", "rounds_won",
+                                                  "loners", "rounds_played")}
                     for player in board["players"]],
+        "corrections": board["corrections"],
     }

@@ -47,6 +47,8 @@ MAX_DEPTH: Final = 8
 """Nesting of JSON arrays and objects in one message (ours have 4 at most),
 checked before parsing."""
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+TIED_ROUND_RULES: Final = ("shared", "extra-hand")
+"""What a tie after a round's N hands comes to (``firmware/club/standings.py``)."""
 HANDS_ROUND_TARGET: Final = 99
 """The target a round of N hands is played with: no side reaches it in a round
 (at most 4 points a hand), so the round ends by the count, not by a winner."""
@@ -308,12 +310,16 @@ class Assignment:
     byes: tuple[str, ...] = ()
     moves: dict[str, str] = field(default_factory=dict)
     """Per player, in words, where they sit this round (for the boxes' screens)."""
+    tied_round: str = "shared"
+    """A tie after the round's N hands: ``"shared"`` (both sides won it) or
+    ``"extra-hand"`` (one more hand, unscored, decides it: the box asks for it)."""
     ends: float | None = None
     """A timed round: when time is called, the director's Unix time (the
     boxes count down from the director's :class:`Clock` messages instead)."""
 
     def encode(self) -> bytes:
         return _dump({
+            **({"tied": self.tied_round} if self.tied_round != "shared" else {}),
             "round": self.round, "format": self.format.to_json(),
             "rules": self.rules.to_tokens(),
             "tables": [{"table": number, "players": {str(s): n for s, n in seats.items()}}
@@ -355,11 +361,15 @@ class Assignment:
         byes = data.get("byes", [])
         if not isinstance(byes, list) or not all(isinstance(b, str) for b in byes):
             raise MessageError("'byes': a list of names")
+        tied = data.get("tied", "shared")
+        if tied not in TIED_ROUND_RULES:
+            raise MessageError(f"'tied': one of {', '.join(TIED_ROUND_RULES)}, not {tied!r}")
         ends = data.get("ends")
         if ends is not None and (not isinstance(ends, (int, float)) or isinstance(ends, bool)):
             raise MessageError(f"'ends': a Unix time, not {ends!r}")
         return cls(_int(data, "round", 1, 999), RoundFormat.from_json(data.get("format")),
-                   rules, tables, tuple(byes), ends=None if ends is None else float(ends))
+                   rules, tables, tuple(byes), tied_round=tied,
+                   ends=None if ends is None else float(ends))
 
 
 @dataclass(frozen=True)

@@ -89,9 +89,18 @@ def serve(args: argparse.Namespace) -> int:
         if client is not None:
             client.publish(topic, payload, qos=QOS, retain=retain)
 
-    director = Director(Path(args.state_dir), event=event, publish=publish,
-                        bonuses=Bonuses(args.loner_bonus, args.euchre_bonus,
-                                        args.round_win_bonus))
+    settings = {key: value for key, value in (
+        ("tie_breaks", args.tie_breaks), ("tied_round", args.tied_round),
+        ("bye_points", args.bye_points)) if value is not None}
+    try:
+        director = Director(Path(args.state_dir), event=event, publish=publish,
+                            bonuses=Bonuses(args.loner_bonus, args.euchre_bonus,
+                                            args.round_win_bonus), settings=settings)
+    except ValueError as error:  # a setting that is not one: said, nothing kept
+        print(f"euchre-referee: --{error}", file=sys.stderr)
+        return EXIT_USAGE
+    logging.getLogger("euchre.club.director").info("the night's standings: %s",
+                                                   director.settings.describe())
     inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
     threading.Thread(target=keep, args=(director, inbox), name="director-keep",
                      daemon=True).start()

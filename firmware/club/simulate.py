@@ -76,6 +76,7 @@ class AutoPlayer:
         game = referee.game
         if round_format is None or game.winner is not None or (
             round_format.hands is not None and game.hands_played >= round_format.hands
+            and not self.box.awaits_extra_hand(round_number or 0, game)
         ) or self.box.replaced is not None or (
             self.box.time_called(round_number or 0) and starts_hand(game)
         ):

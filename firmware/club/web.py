@@ -17,6 +17,12 @@ page for the projector and the director's small HTTP API.
                                 ``"pairs"``): start the next round; ``"minutes": N`` makes
                                 it timed; ``"force": true`` starts it while tables still
                                 play (refused, naming them, without it)
+``POST /corrections``           ``{"kind": "penalty", "player": "Anna", "points": 2, "by":
+                                "Kim", "reason": "..."}`` (kinds and fields:
+                                :mod:`.corrections`): kept, answered with the record; 409
+                                with the one-line reason when refused
+``GET /corrections.json``       every correction, with who, when and why
+``GET /corrections.csv``        the same as CSV (``club export``'s ``corrections.csv``)
 ==============================  ==========================================================
 """
 
@@ -38,6 +44,7 @@ from starlette.staticfiles import StaticFiles
 from euchre_core import Rules, RulesError
 
 from .auth import organiser_token, refusal
+from .corrections import Correction
 from .director import Director, DirectorError, standings_json
 from .protocol import MessageError, RoundFormat
 
@@ -138,6 +145,20 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
             return JSONResponse({"error": str(error)}, status_code=409)
         return Response(assignment.encode(), media_type="application/json")
 
+    @organiser_only
+    async def correct(request: Request) -> Response:
+        try:
+            kept = director.correct(Correction.from_request(await _json(request)))
+        except ValueError as error:  # CorrectionError, DirectorError: one line each
+            return JSONResponse({"error": str(error)}, status_code=409)
+        return JSONResponse(kept.to_json())
+
+    async def corrections(request: Request) -> Response:
+        return JSONResponse(director.board()["corrections"])
+
+    async def corrections_csv(request: Request) -> Response:
+        return PlainTextResponse(director.corrections_csv(), media_type="text/csv")
+
     async def events(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse
 
@@ -161,6 +182,9 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
         Route("/logs/{round:int}/{table:int}", one_log),
         Route("/players", register, methods=["POST"]),
         Route("/rounds", start_round, methods=["POST"]),
+        Route("/corrections", correct, methods=["POST"]),
+        Route("/corrections.json", corrections),
+        Route("/corrections.csv", corrections_csv),
         Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])

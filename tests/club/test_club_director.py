@@ -165,7 +165,7 @@ def test_bonuses_and_the_csv(tmp_path: Path) -> None:
     players = {p["name"]: p for p in director.board()["players"]}
     east = players[seats[SEATS[1]]]
     assert (east["points"], east["loners"], east["rounds_won"]) == (4 + 1 + 2, 1, 1)
-    assert director.standings_csv().splitlines()[1] == f"1,{seats[SEATS[1]]},7,1,1,0,1"
+    assert director.standings_csv().splitlines()[1] == f"1,{seats[SEATS[1]]},7,1,1,0,1,0,0,0,"
 
 
 def test_the_director_resumes_from_its_database(tmp_path: Path) -> None:
