@@ -140,6 +140,9 @@ class Config(NamedTuple):
     """``[club] password``: with ``username``."""
     club_cafile: str | None = None
     """``[club] cafile``: the CA certificate a TLS broker (``mqtts://``) is checked with."""
+    club_take_over: bool = False
+    """``--take-over`` (the command line only): a spare box taking its table over
+    in the round in play (``firmware/club/control.py``)."""
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], key: str) -> Any:

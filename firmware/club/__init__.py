@@ -189,13 +189,18 @@ def add_join_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", type=int, metavar="N", help="with --club: this table's number")
     parser.add_argument("--club-event", metavar="ID",
                         help=f"with --club: the night's event id (default {DEFAULT_EVENT})")
+    parser.add_argument("--take-over", action="store_true",
+                        help="with --club: a spare box, taking this table over in the round "
+                        "in play from the table's journal as the director has it (the box it "
+                        "replaces is refused from then on)")
 
 
 def join_config(config: Config, args: argparse.Namespace) -> Config:
     """The config with ``--club``, ``--table``, ``--club-event`` applied."""
     changes = {key: value for key, value in (
         ("club_broker", getattr(args, "club", None)), ("club_table", getattr(args, "table", None)),
-        ("club_event", getattr(args, "club_event", None))) if value is not None}
+        ("club_event", getattr(args, "club_event", None)),
+        ("club_take_over", getattr(args, "take_over", None) or None)) if value is not None}
     return config._replace(**changes) if changes else config
 
 

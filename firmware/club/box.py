@@ -783,7 +783,7 @@ def join(referee: Referee, events: Inbox, *, say: Callable[[str], object] = log.
              if config.club_username else None)
     try:
         return ClubBox(referee, events, broker=broker, table=table, event=event,
-                       login=login).start()
+                       login=login, take_over=config.club_take_over).start()
     except (ValueError, OSError, ImportError) as error:
         say(f"club: {error}; not joining")
         return None

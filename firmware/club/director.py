@@ -651,7 +651,7 @@ class Director:
             self._changed()
         old_box, old_game, count = self._db.execute(
             "SELECT old_box, old_game, lines FROM handovers WHERE round=? AND table_no=? "
-            "AND new_box=?", (number, table, request.box)).fetchone()
+            "AND new_box=?", (number, table, request.box)).fetchone() or (None, None, 0)
         lines = [str(line) for (line,) in self._db.execute(
             "SELECT line FROM entries WHERE box=? AND game=? AND seq<? ORDER BY seq",
             (old_box, old_game, count))] if old_box is not None else []

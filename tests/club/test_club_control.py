@@ -151,6 +151,46 @@ def test_a_timed_round_ends_once_the_hand_in_play_is_finished(tmp_path: Path) ->
     director.start_round(RoundFormat(hands=1))  # not refused
 
 
+def test_a_spare_is_handed_the_journal_and_the_old_box_refused(tmp_path: Path) -> None:
+    from firmware.club.protocol import Handover, Status, Takeover, status_topic, takeover_topic
+
+    sent: list[tuple[str, bytes, bool]] = []
+    director = Director(tmp_path, publish=lambda *message: sent.append(message))
+    for name in "ABCD":
+        director.register(name)
+    first = director.start_round(RoundFormat(hands=2))
+    lines = lines_until(first, 1, hands=2, extra=0, seed=5)
+    send(director, first, 1, lines[:7], "boxA")
+    director.receive(status_topic("club", 1), Status(1, "boxA", online=False).encode())
+
+    def ask(box: str) -> Handover:
+        sent.clear()
+        director.receive(takeover_topic("club", 1), Takeover(1, box).encode())
+        (topic, payload, retain), = [m for m in sent if m[0].endswith("/handover")]
+        assert topic == "euchre/club/table/1/handover" and retain
+        return Handover.decode(payload)
+
+    assert ask("boxB") == Handover(1, 1, "boxB", "boxA", tuple(lines[:7]))
+    assert ask("boxB") == Handover(1, 1, "boxB", "boxA", tuple(lines[:7]))  # asked again
+    for _ in range(2):
+        send(director, first, 1, lines[:8], "boxA", first=7)  # the old box comes back
+    refused = "box boxA was replaced at table 1 by spare box boxB in round 1: its lines are refused"
+    assert [p.partition(" ")[2] for p in director.problems].count(
+        "euchre/club/table/1/entries: refused: " + refused) == 1  # said once
+    director.receive(status_topic("club", 1), Status(1, "boxB", online=True).encode())
+    director.receive(status_topic("club", 1), Status(1, "boxA", online=False).encode())
+    assert director.board()["tables"][0]["online"]  # the old box's word does not count
+    for seq, line in enumerate(lines):  # the spare's game: the journal it got, then on
+        director.receive(entries_topic("club", 1),
+                         EntryMessage(1, "boxB", 1, 9, seq, line).encode())
+    table = director.tables[(1, 1)]
+    assert (table.box, table.game, table.lines, table.done) == ("boxB", 9, lines, True)
+    assert director.table_logs()[(1, 1)] == "\n".join(["euchre-log 1", *lines]) + "\n"
+    second = director.start_round(RoundFormat(hands=1))
+    send(director, second, 1, lines_until(second, 1, hands=0, extra=2, seed=6), "boxB")
+    assert ask("boxB") == Handover(1, 2, "boxB", None, ())  # its own table: nothing handed
+
+
 # --- a real referee on a real broker -----------------------------------------------------
 
 
@@ -465,3 +505,33 @@ def test_a_night_of_16_tables_with_a_spare_box_and_a_forced_round(
         assert_standings_equal(night, journal_standings(sorted(games.items())))
     finally:
         night.stop()
+
+
+@needs_mosquitto
+def test_an_emulated_box_started_with_take_over_asks_for_its_table(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    """``emulate``/``run --club URL --table N --take-over``: the box asks the
+    director for table N (the director's answer is the spare tests' above)."""
+    from firmware.club.protocol import Takeover, takeover_topic
+
+    asked: queue.Queue[Takeover] = queue.Queue()
+    watcher = open_client(parse_broker_url(mosquitto.url), "takeover-watcher",
+                          on_message=lambda t, p: asked.put(Takeover.decode(p)),
+                          subscriptions=[takeover_topic("emu-spare", 7)])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware", "emulate", "--state-dir", str(tmp_path),
+         "--club", mosquitto.url, "--table", "7", "--club-event", "emu-spare", "--take-over"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        request = asked.get(timeout=60)
+        assert request.table == 7
+        assert process.stdin is not None
+        process.stdin.write(b"q")
+        process.stdin.close()
+        assert process.wait(30) == 0
+        club = json.loads((tmp_path / "club.json").read_text())
+        assert club["box"] == request.box  # the box that asked is this one
+    finally:
+        if process.poll() is None:
+            process.kill()
+        close_client(watcher)
