@@ -30,6 +30,7 @@ from .events import (
     Event,
     LogSyntaxError,
     Make,
+    Misdeal,
     NewGame,
     Order,
     Pass,
@@ -67,6 +68,7 @@ def _canonical_events() -> list[Event]:
     events += [Upcard(suit) for suit in suits]
     events += [Tricks(count) for count in range(6)]
     events += [WinnerCheck(team) for team in Team]
+    events.append(Misdeal())
     events.append(Undo())
     return events
 
@@ -145,14 +147,15 @@ def parse_stripped(text: str) -> Event | None:
 class _Codes(dict[str, int]):
     """Line text to line code; a spelling not seen yet is worked out from its text."""
 
-    def _new_check(self, event: Event) -> int:
-        """A code of its own for a check line (``score NS=12 EW=3``), once."""
+    def _new_code(self, event: Event) -> int:
+        """A code of its own, once, for a check line (``score NS=12 EW=3``) or a
+        game started from a score (``game dealer=W NS=6 EW=4``, an entry)."""
         with _GROWING:  # the tables grow together, one thread at a time
             code = self.get(event.line())
             if code is None:
                 code = len(EVENTS)
                 EVENTS.append(event)
-                KIND.append(CHECK)
+                KIND.append(ENTRY if type(event) is NewGame else CHECK)
                 for table in _ALL_TABLES:
                     table.append(_NONE)
                 ALONE_OF.append(False)
@@ -172,8 +175,8 @@ class _Codes(dict[str, int]):
                 code = BLANK_CODE
             else:
                 code = self.get(event.line(), SLOW_CODE)
-                if code == SLOW_CODE and type(event) in (ScoreCheck, WinnerCheck):
-                    code = self._new_check(event)
+                if code == SLOW_CODE and type(event) in (ScoreCheck, WinnerCheck, NewGame):
+                    code = self._new_code(event)
         if len(self) < MEMO_LIMIT:
             self[raw] = code
         return code

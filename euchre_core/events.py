@@ -79,16 +79,35 @@ class SetRules(Event):
 
 
 class NewGame(Event):
-    """``game dealer=W``: a new game, W dealing the first hand."""
+    """``game dealer=W``: a new game, W dealing the first hand.
 
-    __slots__ = ("dealer",)
+    ``game dealer=W NS=6 EW=4`` starts it from a score (a table moving from a
+    paper score sheet, or from another box): the game goes on from there.
+    """
+
+    __slots__ = ("dealer", "ns", "ew")
     dealer: Seat
+    ns: int
+    ew: int
 
-    def __init__(self, dealer: Seat) -> None:
+    def __init__(self, dealer: Seat, ns: int = 0, ew: int = 0) -> None:
         _set_field(self, "dealer", dealer)
+        _set_field(self, "ns", ns)
+        _set_field(self, "ew", ew)
 
     def line(self) -> str:
+        if self.ns or self.ew:
+            return f"game dealer={self.dealer} NS={self.ns} EW={self.ew}"
         return f"game dealer={self.dealer}"
+
+
+class Misdeal(Event):
+    """``misdeal``: the hand is void before play; the same dealer deals again."""
+
+    __slots__ = ()
+
+    def line(self) -> str:
+        return "misdeal"
 
 
 Hands = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
@@ -358,7 +377,7 @@ class WinnerCheck(Event):
 
 Entry = (
     Players | SetRules | NewGame | Deal | Upcard | Pass | Order | Call | Make | Defend
-    | Discard | Play | Trick | Tricks | Renege
+    | Discard | Play | Trick | Tricks | Renege | Misdeal
 )
 """An event that becomes part of a game's state (everything but undo and checks)."""
 
@@ -441,7 +460,7 @@ def _alone(keyword: str, args: list[str], fixed: int) -> bool:
 _USAGE: Final = {
     "players": "players N=NAME E=NAME S=NAME W=NAME",
     "rules": "rules KEY=VALUE ...",
-    "game": "game dealer=SEAT",
+    "game": "game dealer=SEAT [NS=N EW=N]",
     "deal": "deal N=C,C,C,C,C E=... S=... W=...",
     "upcard": "upcard CARD (or SUIT)",
     "pass": "pass SEAT",
@@ -454,6 +473,7 @@ _USAGE: Final = {
     "trick": "trick SEAT",
     "tricks": "tricks N (the makers' total, 0 to 5)",
     "renege": "renege SEAT",
+    "misdeal": "misdeal",
     "undo": "undo",
     "score": "score NS=N EW=N",
     "winner": "winner NS|EW",
@@ -495,10 +515,32 @@ def _parse_rules(args: list[str]) -> SetRules:
         raise LogSyntaxError(str(error)) from None
 
 
+MAX_START_POINTS: Final = 99
+"""The most points a side may start a game with (the target is at most 99)."""
+
+
 def _parse_game(args: list[str]) -> NewGame:
-    if len(args) != 1 or not args[0].startswith("dealer="):
+    if not args or not args[0].startswith("dealer="):
         raise LogSyntaxError(_usage("game"))
-    return NewGame(_seat(args[0][7:]))
+    dealer = _seat(args[0][7:])
+    points: dict[str, int] = {}
+    for token in args[1:]:
+        key, sep, value = token.partition("=")
+        if not sep or key not in ("NS", "EW") or key in points:
+            raise LogSyntaxError(_usage("game"))
+        if not (value.isascii() and value.isdigit() and int(value) <= MAX_START_POINTS):
+            raise LogSyntaxError(
+                f"game: {key}={value}: a starting score is a whole number "
+                f"of points, 0 to {MAX_START_POINTS}"
+            )
+        points[key] = int(value)
+    return NewGame(dealer, points.get("NS", 0), points.get("EW", 0))
+
+
+def _parse_misdeal(args: list[str]) -> Misdeal:
+    if args:
+        raise LogSyntaxError(_usage("misdeal"))
+    return Misdeal()
 
 
 def _parse_deal(args: list[str]) -> Deal:
@@ -608,6 +650,7 @@ _PARSERS: Final = {
     "trick": lambda args: Trick(_one_seat("trick", args)),
     "tricks": _parse_tricks,
     "renege": lambda args: Renege(_one_seat("renege", args)),
+    "misdeal": _parse_misdeal,
     "undo": _parse_undo,
     "score": _parse_score,
     "winner": _parse_winner,

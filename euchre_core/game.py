@@ -23,6 +23,7 @@ from .events import (
     Discard,
     Entry,
     Make,
+    Misdeal,
     NewGame,
     Order,
     Pass,
@@ -514,6 +515,8 @@ class Game(Record):
         self.phase = _SETUP
         self.game_number = 0
         self.score: dict[Team, int] = {_NS: 0, _EW: 0}
+        self.start_score: dict[Team, int] = {_NS: 0, _EW: 0}
+        """The score the game under way started from (``game dealer=W NS=6 EW=4``)."""
         self._results: list[HandResult] = []
         self.winner: Team | None = None
         self.hand = _NO_GAME_YET
@@ -692,6 +695,13 @@ class Game(Record):
         them; :meth:`legal_entries` checks each.  Kinds this state refuses
         whatever their fields (the handlers' first checks) are left out, so
         fewer are checked; the tests prove the list is the same."""
+        yield from self._hand_candidates()
+        hand = self.hand
+        if self.phase is _IN_GAME and not hand.tricks and not hand.trick:
+            yield Misdeal()
+
+    def _hand_candidates(self) -> Iterable[Entry]:
+        """:meth:`_candidates` but the misdeal."""
         hand = self.hand
         if self.pending_trick is not None:
             yield Trick(self.pending_trick)
@@ -934,16 +944,46 @@ class Game(Record):
     def _new_game(self, entry: NewGame, apply: bool) -> str | None:
         if self.phase is _IN_GAME:
             return f"a game is in progress (hand {self.hand.number}): finish it or undo"
+        ns, ew = entry.ns, entry.ew
+        if ns or ew:
+            reason = self._start_score_problem(ns, ew)
+            if reason is not None:
+                return reason
         if apply:
             self._record(entry)
             self.phase = _IN_GAME
             self.game_number += 1
-            self.score = {_NS: 0, _EW: 0}
+            self.score = {_NS: ns, _EW: ew}
+            self.start_score = {_NS: ns, _EW: ew}
             self._results = []
             self._results_made = len(self._owed)  # the last game's, if any: not wanted now
             self._forget_owed()
             self.winner = None
             self.hand = Hand(1, entry.dealer, len(self.entries))
+        return None
+
+    def _start_score_problem(self, ns: int, ew: int) -> str | None:
+        """Why a game may not start from NS ``ns``, EW ``ew`` (a side has
+        already won it under the house rules), or None."""
+        rules = self.rules
+        for team, mine, theirs in ((_NS, ns, ew), (_EW, ew, ns)):
+            if _wins(rules, mine, theirs):
+                if rules.win_by_two:
+                    return (f"starting score NS {ns}, EW {ew}: {team} has already won "
+                            f"(target {rules.target}, win by two)")
+                return (f"starting score NS {ns}, EW {ew}: {team} is not below "
+                        f"the target ({rules.target})")
+        return None
+
+    def _misdeal(self, entry: Misdeal, apply: bool) -> str | None:
+        """A misdeal: the hand so far is void and the same dealer deals again."""
+        hand = self.hand
+        if hand.tricks or hand.trick:
+            return (f"too late for a misdeal: play has begun (trick {len(hand.tricks) + 1}); "
+                    "finish the hand, or undo back to the bidding")
+        if apply:
+            self._record(entry)
+            self.hand = Hand(hand.number, hand.dealer, len(self.entries))
         return None
 
     def _deal(self, entry: Deal, apply: bool) -> str | None:
@@ -1371,4 +1411,5 @@ _HANDLERS: Final[dict[type, _Handler]] = {
     Trick: Game._trick,
     Tricks: Game._tricks,
     Renege: Game._renege,
+    Misdeal: Game._misdeal,
 }

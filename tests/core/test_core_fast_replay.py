@@ -40,7 +40,17 @@ from euchre_core import (
 )
 from euchre_core import play as fast
 from euchre_core.codes import CODES, deal_of, read_deal
-from euchre_core.events import Deal, Order, Pass, Upcard, parse_event
+from euchre_core.events import (
+    Deal,
+    Misdeal,
+    NewGame,
+    Order,
+    Pass,
+    SetRules,
+    Upcard,
+    parse_event,
+)
+from euchre_core.game import Phase
 from euchre_core.lines import with_checksum
 from firmware.flow import RULE_PROFILES
 
@@ -50,7 +60,8 @@ HEADER = "euchre-log 1"
 def state(game: Game) -> tuple[object, ...]:
     hand = game.hand
     return (
-        game.phase, game.game_number, dict(game.score), game.winner, list(game.results),
+        game.phase, game.game_number, dict(game.score), dict(game.start_score), game.winner,
+        list(game.results),
         dict(game.names), game.rules, game.pending_trick, game.expected,
         hand.number, hand.dealer, hand.start, hand.call_index, hand.held, hand.upcard_suit,
         hand.upcard_card, hand.passes, hand.maker, hand.trump, hand.alone, hand.round,
@@ -321,7 +332,8 @@ def mutate(rng: random.Random, lines: list[str]) -> list[str]:
         new.insert(index, rng.choice([
             f"trick {rng.choice(seats)}", f"pass {rng.choice(seats)}", "undo",
             f"play {rng.choice(seats)} {rng.choice(cards)}", "players N=Ann",
-            f"order {rng.choice(seats)} alone", f"discard {rng.choice(cards)}",
+            f"order {rng.choice(seats)} alone", f"discard {rng.choice(cards)}", "misdeal",
+            f"game dealer={rng.choice(seats)} NS={rng.randrange(12)} EW={rng.randrange(12)}",
         ]))
     elif how == 6:
         new[index] = line + " alone" if " alone" not in line else line.replace(" alone", "")
@@ -503,3 +515,66 @@ def test_no_game_changes_the_shared_hand_of_a_game_not_started() -> None:
         game.undo()
     assert game.hand is _NO_GAME_YET and slots(_NO_GAME_YET) == slots(Hand(1, Seat.N, 0))
 
+
+
+# --- a game started from a score, a misdeal: both ways ------------------------------------
+
+
+def from_score(played: object, ns: int, ew: int, misdeals: list[int]) -> Game:
+    """``played``'s first game started from NS ``ns``, EW ``ew`` (the same entries
+    until a side wins), with a misdeal before the entry at each index of
+    ``misdeals`` where one is legal: the hand's entries so far are then entered
+    again after it, as the table would after the same dealer dealt again."""
+    source: Game = played.game  # type: ignore[attr-defined]
+    game = Game()
+    this_hand: list[object] = []
+    for index, entry in enumerate(source.entries):
+        if isinstance(entry, (NewGame, SetRules)) and game.phase is not Phase.SETUP:
+            break  # the source's first game is over: so is this log
+        if isinstance(entry, NewGame):
+            game.push(NewGame(entry.dealer, ns, ew))
+            this_hand = []
+            continue
+        if game.phase is Phase.GAME_OVER:
+            break  # won sooner: it started nearer the target
+        if index in misdeals and game.pending_trick is None and game.check(Misdeal()) is None:
+            game.push(Misdeal())
+            for again in this_hand:
+                game.push(again)  # type: ignore[arg-type]
+        game.push(entry)
+        this_hand.append(entry)
+        if game.hand.start == len(game.entries):
+            this_hand = []
+    return game
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(card_games(rules_strategy(targets=(5, 7, 10, 11))), winner_games()),
+       st.data())
+def test_random_starting_scores_and_misdeals_replay_as_pushed_line_by_line(
+    played: object, data: st.DataObject
+) -> None:
+    """A random game started from a random score below the target, with misdeals
+    at random points of the bidding, replays the same both ways (verdict, line,
+    reason, state); so do 20 random changes to it each."""
+    rules = Rules()  # the first game's
+    for entry in played.game.entries:  # type: ignore[attr-defined]
+        if isinstance(entry, NewGame):
+            break
+        if isinstance(entry, SetRules):
+            rules = entry.rules
+    ns = data.draw(st.integers(0, rules.target - 1), label="NS")
+    ew = data.draw(st.integers(0, rules.target - 1), label="EW")
+    count = len(played.game.entries)  # type: ignore[attr-defined]
+    misdeals = data.draw(st.lists(st.integers(1, count), max_size=3), label="misdeals")
+    game = from_score(played, ns, ew, misdeals)
+    assert game.start_score == {Team.NS: ns, Team.EW: ew}
+    text = write_log(game)
+    game_line = next(line for line in text.split("\n") if line.startswith("game "))
+    assert game_line.endswith(f" NS={ns} EW={ew}") == bool(ns or ew)
+    assert agree(text, deep=True) == "valid"
+    assert replay(text).game.score == game.score
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1)))
+    lines = text.split("\n")[:-1]
+    for _ in range(20):
+        agree("\n".join(mutate(rng, lines)) + "\n")

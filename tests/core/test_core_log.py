@@ -489,7 +489,7 @@ INVALID = [
     ("pass usage", [*BASE, "upcard 9H"], "pass", "pass: expected 'pass SEAT'"),
     ("order usage", [*BASE, "upcard 9H"], "order E now", "order: expected 'order SEAT [alone]'"),
     ("call usage", [*BASE, "upcard 9H"], "call E", "call: expected 'call SEAT SUIT [alone]'"),
-    ("game usage", ["players N=Bob"], "game N", "game: expected 'game dealer=SEAT'"),
+    ("game usage", ["players N=Bob"], "game N", "game: expected 'game dealer=SEAT [NS=N EW=N]'"),
     ("tricks usage", [*BASE, "make N H"], "tricks 6", USAGE_TRICKS),
     ("tricks not a number", [*BASE, "make N H"], "tricks three", USAGE_TRICKS),
     ("score usage", [*BASE, "make N H", "tricks 3"], "score NS=1",

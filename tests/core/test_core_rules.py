@@ -29,6 +29,7 @@ from euchre_core.events import (
     Defend,
     Discard,
     Make,
+    Misdeal,
     NewGame,
     Order,
     Pass,
@@ -927,6 +928,7 @@ def universe() -> list[object]:
         out += [Play(seat, card) for card in DECK]
     out += [Discard(card) for card in DECK]
     out += [Tricks(count) for count in range(6)]
+    out.append(Misdeal())
     return out
 
 
@@ -950,7 +952,8 @@ def test_legal_entries_at_the_start() -> None:
 def test_legal_entries_before_the_call() -> None:
     game = game_of("game dealer=N")
     listed = check_contract(game)
-    assert len(listed) == 93
+    assert len(listed) == 94
+    assert listed[-1] == Misdeal()
     assert [e for e in listed if isinstance(e, Pass)] == [Pass(Seat.E)]
     assert [e for e in listed if isinstance(e, Upcard)] == [
         *(Upcard(suit) for suit in Suit), *(Upcard(card.suit, card) for card in DECK)
@@ -963,7 +966,7 @@ def test_legal_entries_in_round_one() -> None:
     listed = check_contract(game)
     assert set(listed) == {
         Pass(Seat.S), Order(Seat.S), Order(Seat.S, True),
-        Make(Seat.S, Suit.HEARTS), Make(Seat.S, Suit.HEARTS, True),
+        Make(Seat.S, Suit.HEARTS), Make(Seat.S, Suit.HEARTS, True), Misdeal(),
     }
 
 
@@ -975,7 +978,7 @@ def test_legal_entries_stick_the_dealer() -> None:
         kind(Seat.N, suit, alone)
         for kind in (Call, Make) for suit in (Suit.SPADES, Suit.DIAMONDS, Suit.CLUBS)
         for alone in (False, True)
-    }
+    } | {Misdeal()}
 
 
 def test_legal_entries_lone_hand_by_winner() -> None:
