@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Debian packages the tests use: DejaVu for the wiring picture (the screens'
 # fonts ship with the referee), tmux for the emulator test, systemd-analyze
-# for the unit check, mosquitto (the MQTT broker) and chromium (headless, the
-# live standings page) for the club-night tests, shellcheck for the shell
+# for the unit check, mosquitto (the MQTT broker) and chromium with its
+# chromedriver (headless, the live standings page, driven by selenium) for the
+# club-night tests, shellcheck for the shell
 # scripts.  Installs what is missing
 # when run as root with apt-get; otherwise says what to install (the tests
 # that need a missing package skip and say why).
 set -u
-packages=(fonts-dejavu-core tmux systemd mosquitto chromium shellcheck)
+packages=(fonts-dejavu-core tmux systemd mosquitto chromium chromium-driver shellcheck)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

@@ -84,6 +84,7 @@ CREATE TABLE IF NOT EXISTS claims (
 CREATE TABLE IF NOT EXISTS entries (
     box TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL,
     received REAL NOT NULL, PRIMARY KEY (box, game, seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS final (at REAL NOT NULL);
 """
 
 Publish = Callable[[str, bytes, bool], None]
@@ -212,6 +213,9 @@ class Director:
         """Messages refused (malformed, foreign, for a table another box plays...)."""
         self.status: dict[int, Status] = {}
         self.status_seen: dict[int, float] = {}
+        self.broker: tuple[bool, float] | None = None
+        """The director's own link to the broker: (connected, since), None
+        before the first try is over (:meth:`broker_state`)."""
         self._outbox: list[tuple[str, bytes, bool]] = []
         """Messages to send once the transaction that made them is committed."""
         self._db = sqlite3.connect(self.state_dir / DB_NAME, isolation_level=None,
@@ -233,6 +237,9 @@ class Director:
             if table_round is not None:
                 table_round.box, table_round.game = box, game
                 self._reload(table_round)
+                (table_round.last_heard,) = self._db.execute(  # not "not heard from yet"
+                    "SELECT max(received) FROM entries WHERE box=? AND game=?",
+                    (box, game)).fetchone()
         for round_number, table, at in self._db.execute(
                 "SELECT round, table_no, at FROM ended"):
             if (round_number, table) in self.tables:
@@ -360,6 +367,8 @@ class Director:
         still play the round before, DirectorError (:func:`.control.refusal`),
         unless ``force``: their games end by :data:`.control.FORCED_RULE`."""
         with self.lock:
+            if self.final_at() is not None:
+                raise DirectorError("the night is final: no round starts after it")
             number = self.current_round + 1
             now = self.clock()
             ending = self._still_playing(number - 1, force)
@@ -412,6 +421,55 @@ class Director:
         log.info("round %d: %d tables, byes: %s", number, len(seatings),
                  ", ".join(sitting_out) or "none")
         return assignment
+
+    def final_at(self) -> float | None:
+        """When the night was called final (:meth:`finish`), or None."""
+        with self.lock:
+            (at,) = self._db.execute("SELECT max(at) FROM final").fetchone()
+            return None if at is None else float(at)
+
+    def finish(self, force: bool = False) -> float:
+        """Call the night final: the page says so and no round starts after it.
+        While tables still play the last round, DirectorError naming them,
+        unless ``force``: their games end as a forced round start ends them
+        (:data:`.control.FORCED_RULE`).  Returns when."""
+        with self.lock:
+            if self.final_at() is not None:
+                raise DirectorError("the night is final already")
+            if not self.current_round:
+                raise DirectorError("no round has been played: nothing to call final")
+            try:
+                ending = self._still_playing(self.current_round, force)
+            except DirectorError as error:
+                raise DirectorError(str(error).replace("force the next round",
+                                                       "force the end")) from None
+            now = self.clock()
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._end_games(ending, now)
+                self._db.execute("INSERT INTO final (at) VALUES (?)", (now,))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            for table_round in ending:
+                table_round.ended = now
+            self._changed()
+        log.info("the night is final")
+        return now
+
+    def broker_state(self, connected: bool) -> None:
+        """The director's link to the broker came up or went down (paho's
+        callbacks): the page says "broker lost" while it is down."""
+        with self.lock:
+            self.broker = (connected, self.clock())
+            self._changed()
+
+    def connected(self) -> None:
+        """The director (re)connected to the broker: said, and every round's
+        assignment sent again."""
+        self.broker_state(True)
+        self.republish()
 
     def _still_playing(self, last: int, force: bool) -> list[TableRound]:
         """The tables of round ``last`` not done; DirectorError naming them
@@ -763,6 +821,9 @@ class Director:
                     "players": {str(seat): table_round.players[seat] for seat in SEATS},
                     "online": bool(online), "state": self._table_state(table_round, now),
                     "done": table_round.done, "entries": len(table_round.lines),
+                    "heard": None if table_round.last_heard is None
+                    else round(now - table_round.last_heard),
+                    "ended": table_round.ended is not None,
                     "corrected": outcomes[(round_number, table)].corrected_by,
                     "extra_hand": table_round.awaits_extra_hand,
                 })
@@ -777,6 +838,9 @@ class Director:
                 "problems": list(self.problems), "version": self.version,
                 "duplicates": self.duplicates, "refused": self.refused,
                 "clock": self._clock_json(), "notes": self._control_notes(),
+                "final": self.final_at(), "now": now,
+                "broker": None if self.broker is None else {
+                    "connected": self.broker[0], "since": self.broker[1]},
             }
 
     # --- exports ---------------------------------------------------------------------

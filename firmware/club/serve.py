@@ -108,7 +108,8 @@ def serve(args: argparse.Namespace) -> int:
     client = open_client(address, f"director-{event}",
                          on_message=lambda topic, payload: inbox.put((topic, payload)),
                          subscriptions=[f"{ROOT}/{event}/table/#"],
-                         on_connect=director.republish, login=login)
+                         on_connect=director.connected,
+                         on_disconnect=lambda: director.broker_state(False), login=login)
     token = organiser_token(director.state_dir)
     print(f"euchre-referee: director of {event!r} on http://{host}:{port}/ "
           f"(broker {address}{', as ' + login.username if login else ', no login'})\n"

@@ -21,6 +21,8 @@ page for the projector and the director's small HTTP API.
                                 "Kim", "reason": "..."}`` (kinds and fields:
                                 :mod:`.corrections`): kept, answered with the record; 409
                                 with the one-line reason when refused
+``POST /final``                 ``{}`` (or ``{"force": true}`` while tables still play):
+                                the night is final; the page says so, no round starts
 ``GET /corrections.json``       every correction, with who, when and why
 ``GET /corrections.csv``        the same as CSV (``club export``'s ``corrections.csv``)
 ==============================  ==========================================================
@@ -159,6 +161,18 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
     async def corrections_csv(request: Request) -> Response:
         return PlainTextResponse(director.corrections_csv(), media_type="text/csv")
 
+    @organiser_only
+    async def finish(request: Request) -> Response:
+        data = await _json(request)
+        force = data.get("force", False) if isinstance(data, dict) else None
+        if not isinstance(force, bool):
+            return JSONResponse({"error": "send {} or {\"force\": true}"}, status_code=400)
+        try:
+            at = director.finish(force=force)
+        except DirectorError as error:
+            return JSONResponse({"error": str(error)}, status_code=409)
+        return JSONResponse({"ok": True, "final": at})
+
     async def events(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse
 
@@ -185,6 +199,7 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
         Route("/corrections", correct, methods=["POST"]),
         Route("/corrections.json", corrections),
         Route("/corrections.csv", corrections_csv),
+        Route("/final", finish, methods=["POST"]),
         Route("/events", events),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
