@@ -334,7 +334,7 @@ def club(*arguments: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.timeout(300)
 def test_a_round_started_while_tables_play_is_refused_then_forced(
         tmp_path: Path, mosquitto: Mosquitto) -> None:
-    night = Night(mosquitto.url, tmp_path, tables=2, event="forced", pace=0.25).start()
+    night = Night(mosquitto.url, tmp_path, tables=2, event="forced", pace=0.5).start()
     try:
         night.register(8)
         night.start_round(hands=8)
@@ -460,24 +460,42 @@ def holders_journals(night: Night, spares: dict[int, int]) -> dict[tuple[int, in
 
 @needs_mosquitto
 @pytest.mark.timeout(300)  # 16 box processes; about 30 s here
-def test_a_night_of_16_tables_with_a_spare_box_and_a_forced_round(
+def test_a_night_of_16_tables_with_a_spare_a_forced_round_a_correction_and_a_withdrawal(
         tmp_path: Path, mosquitto: Mosquitto) -> None:
-    """16 tables x 8 rounds (one hand a round; round 5 of 8 hands, cut short by
-    a forced start), table 5's box killed in round 3 and a spare taking over:
-    the director holds exactly each table's journal as the box holding it
-    kept it, and the standings equal what those journals give."""
+    """16 tables x 8 rounds, 64 players (one hand a round; round 3 of 3 hands,
+    round 5 of 8 cut short by a forced start), table 5's box killed in round 3
+    and a spare taking over, round 2 table 3's result corrected by the
+    organiser, a player withdrawn after round 6: the director holds exactly
+    each table's journal as the box holding it kept it, and the standings
+    equal what those journals and the correction record give."""
     night = Night(mosquitto.url, tmp_path, tables=16, event="night16", pace=0.05,
                   resend_s=2.0).start()
-    hands = {number: 8 if number == 5 else 1 for number in range(1, 9)}
+    hands = {number: {3: 3, 5: 8}.get(number, 1) for number in range(1, 9)}
     try:
-        night.register(64)
+        names = night.register(64)
         for number in range(1, 9):
+            if number == 5:  # round 2's result at table 3 corrected from a score sheet
+                night.post("/corrections", {"kind": "result", "round": 2, "table": 3,
+                                            "ns": 7, "ew": 1, "by": "Kim",
+                                            "reason": "the score sheet says 7-1"})
+            if number == 7:
+                night.post("/corrections", {"kind": "withdraw", "player": names[16],
+                                            "by": "Kim", "reason": "went home"})
             forced = number == 6
-            night.post("/rounds", {"hands": hands[number], **({"force": True} if forced else {})})
+            assignment = night.post("/rounds", {"hands": hands[number],
+                                                **({"force": True} if forced else {})})
+            if number >= 7:
+                assert len(assignment["tables"]) == 15 and names[16] not in (
+                    name for t in assignment["tables"] for name in t["players"].values())
             if number == 3:  # table 5's box dies mid-hand; a spare takes the table over
                 night.wait(lambda: night.board()["tables"][4]["entries"] >= 4, 60,
                            "table 5 in play")
                 night.kill_box(5)
+                store = Store(night.box_dir(5), readonly=True)
+                try:  # killed mid-round: the spare takes over round 3
+                    assert store.load(round_games(night.box_dir(5))[3]).hands_played < 3
+                finally:
+                    store.close()
                 night.start_box(5, spare=True)
             if number == 5:  # the next round is forced while tables play
                 night.wait(lambda: any(t["hand"] >= 2 for t in night.board()["tables"]), 60,
@@ -490,19 +508,27 @@ def test_a_night_of_16_tables_with_a_spare_box_and_a_forced_round(
                    for n in notes), notes
         assert any(n.startswith("round 3, table 5: spare box ") for n in notes), notes
         held = holders_journals(night, {5: 3})
-        assert len(held) == 16 * 8
+        assert len(held) == 16 * 6 + 15 * 2
         games: dict[Path, dict[int, int]] = {}
         for (number, table), (box_dir, game) in sorted(held.items()):
-            games.setdefault(box_dir, {})[game] = hands[number]
             store = Store(box_dir, readonly=True)
             try:
                 expected = store.journal_text(game)
+                if (number, table) == (2, 3):
+                    corrected = replay(store.export(game)).game.names
             finally:
                 store.close()
             with urllib.request.urlopen(f"{night.url}/logs/{number}/{table}",
                                         timeout=10) as answer:
                 assert answer.read().decode() == expected, (number, table)
-        assert_standings_equal(night, journal_standings(sorted(games.items())))
+            if (number, table) != (2, 3):
+                games.setdefault(box_dir, {})[game] = hands[number]
+        journals = journal_standings(sorted(games.items()))
+        for seat in SEATS:  # the correction record: 7-1 for NS at round 2, table 3
+            points, won, level = journals.get(corrected[seat], (0, 0, 0))
+            ns = seat.team is Team.NS
+            journals[corrected[seat]] = (points + (7 if ns else 1), won + ns, level)
+        assert_standings_equal(night, journals)
     finally:
         night.stop()
 
