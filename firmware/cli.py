@@ -84,6 +84,17 @@ def _cmd_games(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
             print(f"{args.backup}: {count} lines of {len(store.games())} games", file=sys.stderr)
             return EXIT_OK
+        if args.stats:
+            from .stats import kept_logs, stats_lines, stats_of
+
+            stats = stats_of(kept_logs(store))
+            if args.json:
+                import json
+
+                print(json.dumps(stats.as_json(), ensure_ascii=False))
+            else:
+                print("\n".join(stats_lines(stats)))
+            return EXIT_OK
         if args.export is None:
             for info in store.games():
                 try:
@@ -143,6 +154,10 @@ def _add_games(commands: Any) -> None:
                               help="print game ID as a log (no ID: the newest)")
     games_parser.add_argument("--raw", action="store_true",
                               help="with --export: the lines as entered, undos included")
+    games_parser.add_argument("--stats", action="store_true",
+                              help="each player's statistics over the kept games (replayed)")
+    games_parser.add_argument("--json", action="store_true",
+                              help="with --stats: one JSON object")
     games_parser.add_argument("--backup", metavar="FILE",
                               help="copy the whole journal, consistently, into the one file "
                               "FILE (SQLite's backup API; safe while the referee runs)")
@@ -194,7 +209,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="euchre-referee",
         description="Euchre table referee: the device (run, or emulate without the box), "
         "its game logs and kept games (replay, games), the laptop's end of its serial link "
-        "(send, status, export, enter, watch) and club nights of many tables (club).",
+        "(send, status, export, stats, enter, watch) and club nights of many tables (club).",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     known = command in COMMANDS or any(command in wing.COMMANDS for wing in WINGS)

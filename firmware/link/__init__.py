@@ -43,6 +43,12 @@ def _watch(args: argparse.Namespace) -> int:
     return watch(args)
 
 
+def _stats(args: argparse.Namespace) -> int:
+    from .commands import stats
+
+    return stats(args)
+
+
 def _port_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", required=True, metavar="PORT",
                         help="the device's serial port: a path (/dev/ttyACM0, the emulator's "
@@ -53,7 +59,7 @@ def _port_options(parser: argparse.ArgumentParser) -> None:
                         help=f"seconds to wait for each answer (default {DEFAULT_TIMEOUT_S:g})")
 
 
-COMMANDS: Final = ("send", "status", "export", "enter", "watch")
+COMMANDS: Final = ("send", "status", "export", "enter", "watch", "stats")
 """The ``euchre-referee`` commands :func:`register` adds."""
 
 
@@ -85,6 +91,13 @@ def register(commands: Any) -> None:
     _port_options(export)
     export.add_argument("--game", type=int, metavar="ID", help="a stored game (default: current)")
     export.set_defaults(run=_export)
+    stats = commands.add_parser(
+        "stats", help="each player's statistics over the device's kept games",
+        description="Print each player's statistics (games, wins, calls, loners, euchres, "
+        "points per call), replayed by the referee at PORT from the games it keeps. " + exits)
+    _port_options(stats)
+    stats.add_argument("--json", action="store_true", help="one JSON object")
+    stats.set_defaults(run=_stats)
     enter = commands.add_parser(
         "enter", help="enter one table event on the device",
         description="Enter one table event on the referee at PORT, as its buttons would "

@@ -1,5 +1,5 @@
 """The laptop commands of the serial link: ``send``, ``status``, ``export``,
-``enter``, ``watch`` (each over a :class:`~firmware.link.client.DeviceLink`).
+``stats``, ``enter``, ``watch`` (each over a :class:`~firmware.link.client.DeviceLink`).
 
 Exit status (:mod:`firmware.exits`): 0 done (``send``: the log is valid), 1
 the device said no (an invalid log, a refused entry, no such game), 2 usage or
@@ -166,6 +166,28 @@ def export(args: argparse.Namespace) -> int:
         print(f"euchre-referee: {answer.text}", file=sys.stderr)
         return EXIT_INVALID
     sys.stdout.write("".join(line + "\n" for line in answer.lines))
+    return EXIT_OK
+
+
+def stats(args: argparse.Namespace) -> int:
+    """``euchre-referee stats``."""
+    from ..stats import stats_from_json_lines
+
+    try:
+        answer = _ask(args, "stats json" if args.json else "stats")
+    except LinkError as error:
+        return _fail(str(error))
+    if not answer.ok or answer.lines is None:
+        print(f"euchre-referee: the device said: {answer.text}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.json:
+        try:
+            whole = stats_from_json_lines(answer.lines)
+        except (ValueError, IndexError):
+            return _fail(f"not statistics from the device: {answer.lines[:1]!r}")
+        print(json.dumps(whole, ensure_ascii=False))
+    else:
+        print("\n".join(answer.lines))
     return EXIT_OK
 
 

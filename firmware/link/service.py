@@ -43,6 +43,7 @@ from ..app import Referee
 from ..fonts import screen_name_problem
 from ..journal import JournalError, games_of
 from ..logcheck import LogCheck
+from ..stats import kept_logs, stats_json_lines, stats_lines, stats_of
 from ..summary import summary_json, summary_text
 from .protocol import (
     CANCEL,
@@ -98,6 +99,7 @@ HELP: Final = (
     "@TAG REQUEST             any request: its answer starts with '@TAG ' (1-16 letters/digits)",
     "export [ID]              the current game (or stored game ID) as a clean log",
     "games                    the stored games",
+    "stats [json]             each player's statistics over the stored games (replayed)",
     "players [N=NAME ...]     player names for the next game (no names: show them)",
     "rules [KEY=VALUE ...]    house rules for the next game ('rules standard'; none: show them)",
     "sync TOKEN               answers 'ok sync TOKEN' (programs skip stale output up to it)",
@@ -313,6 +315,7 @@ class RefereeProtocol(LineProtocol):
             "replay": self._replay_begin,
             "export": self._export,
             "games": self._games,
+            "stats": self._stats,
             "players": self._players,
             "rules": self._rules,
             "sync": self._sync,
@@ -650,6 +653,17 @@ class RefereeProtocol(LineProtocol):
             return out
 
         self.framed(self.call(games), "games")
+
+    def _stats(self, args: str) -> None:
+        if args not in ("", "json"):
+            self.error("stats: expected 'stats' or 'stats json'")
+            return
+        logs = self.call(lambda referee: kept_logs(referee.store))
+        stats = stats_of(logs)  # replayed here, on the link's thread
+        if args == "json":
+            self.framed(stats_json_lines(stats), "stats json")
+        else:
+            self.framed(stats_lines(stats), "stats")
 
     def _players(self, args: str) -> None:
         if args:
