@@ -153,7 +153,7 @@ def test_the_night_ends_final_not_offline(tmp_path: Path) -> None:
     with served(director) as url, browser() as driver:
         driver.get(url + "/?page=0")
         wait_for(driver, "return document.querySelector('#stage .page.shown h2')"
-                 ".textContent === 'Final standings (1/2)'", "the final standings first")
+                 "?.textContent === 'Final standings (1/2)'", "the final standings first")
         assert driver.find_element("id", "round").text == "Final · after round 3"
         assert driver.find_element("id", "link").text == "final"
         assert driver.find_elements("css selector", "#stage [data-view=seats]") == []
