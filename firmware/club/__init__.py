@@ -93,6 +93,20 @@ def _round(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _final(args: argparse.Namespace) -> int:
+    from ..exits import EXIT_INVALID, EXIT_OK
+    from .simulate import post_json
+
+    try:
+        post_json(args.director.rstrip("/") + "/final", {"force": True} if args.force else {},
+                  token=_token(args))
+    except (ValueError, OSError) as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    print("the night is final: the page shows the final standings")
+    return EXIT_OK
+
+
 def _setup(args: argparse.Namespace) -> int:
     from .setup import setup
 
@@ -269,6 +283,13 @@ def register(commands: Any) -> None:
                               f"(refused, naming them, without it): their games end, "
                               f"{FORCED_RULE}")
     round_parser.set_defaults(run=_round)
+    final = sub.add_parser("final", help="call the night final: the page says so and shows "
+                           "the final standings; no round starts after it")
+    add_organiser_options(final)
+    final.add_argument("--force", action="store_true",
+                       help="even while tables still play the last round (refused, naming "
+                       f"them, without it): their games end, {FORCED_RULE}")
+    final.set_defaults(run=_final)
     from .correct import add_parser as add_correct_parser
 
     add_correct_parser(sub, add_organiser_options)

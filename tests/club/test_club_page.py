@@ -8,6 +8,8 @@ of those states: the night called final, the broker link, a restart."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -190,13 +192,26 @@ def test_the_director_says_when_its_broker_is_lost(tmp_path: Path) -> None:
         night.wait(lambda: night.board()["broker"]["connected"] is True, 60,
                    "the broker back, said")
         night.register(4)
-        with pytest.raises(ValueError, match="no round has been played"):
-            night.post("/final", {})
+
+        def final(*options: str) -> subprocess.CompletedProcess[str]:  # club final
+            return subprocess.run(
+                [sys.executable, "-m", "firmware", "club", "final", "--director", night.url,
+                 "--token", str(night.token), *options], capture_output=True, text=True,
+                timeout=60)
+
+        refused = final()
+        assert refused.returncode != 0
+        assert "no round has been played: nothing to call final" in refused.stderr
         night.start_round(hands=1)
-        with pytest.raises(ValueError, match=r"round 1 is still being played.*force the end"):
-            night.post("/final", {})
-        assert night.post("/final", {"force": True})["ok"] is True
+        refused = final()
+        assert refused.returncode != 0 and "force the end" in refused.stderr
+        assert night.board()["final"] is None
+        done = final("--force")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "the night is final: the page shows the final standings\n"
         assert night.board()["final"] is not None
+        with pytest.raises(ValueError, match="the night is final: no round starts after it"):
+            night.start_round(hands=1)
     finally:
         night.stop()
         broker.stop()
