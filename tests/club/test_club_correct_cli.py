@@ -147,3 +147,21 @@ def test_every_option_of_club_correct_has_help() -> None:
             assert action.help, f"club correct {kind}: {action.dest} has no help text"
     shown = club("correct", "penalty", "--help")
     assert shown.returncode == 0 and "--points N" in shown.stdout and "--reason" in shown.stdout
+
+
+def test_a_setting_that_is_not_one_stops_club_serve_in_one_line(tmp_path: Path) -> None:
+    result = club("serve", "--broker", "mqtt://127.0.0.1:1", "--state-dir", str(tmp_path),
+                  "--http", "127.0.0.1:0", "--tie-breaks", "points,luck")
+    assert (result.returncode, result.stderr) == (2, (
+        "euchre-referee: --tie-breaks: 'luck' is not one of points, rounds_won, loners, "
+        "euchres, head_to_head\n"))
+    kept = club("serve", "--broker", "mqtt://127.0.0.1:1", "--state-dir", str(tmp_path),
+                "--http", "127.0.0.1:0", "--bye-points", "lots")
+    assert kept.stderr == ("euchre-referee: --bye-points: 'lots' is not none, average or a "
+                           "number from 0 to 99\n")
+    from firmware.club.director import Director
+
+    director = Director(tmp_path)  # nothing was kept by the refused starts
+    assert director.settings.tie_breaks[1] == "rounds_won"
+    assert director.settings.bye_points == "none"
+    director.close()
