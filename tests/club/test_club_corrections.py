@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from euchre_core import SEATS, Rules, Seat, Team
 from euchre_core.events import Players, SetRules
@@ -339,3 +341,23 @@ def test_an_average_bye_counts_only_rounds_played_to_their_end() -> None:
     mine = next(t for t in ranked if t.name == "a")
     assert (mine.rounds_played, mine.bye_points) == (1, 4 + 2)  # round 1 and its bonus
     assert mine.points == 4 + 2 + 3 + 6
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.integers(0, 2)),
+                min_size=1, max_size=12),
+       st.permutations(["points", "rounds_won", "loners"]))
+def test_ranks_follow_the_order_and_share_exactly_when_level(
+        rows: list[tuple[int, int, int]], order: list[str]) -> None:
+    totals = [Totals(f"p{i}", table_points=a, rounds_won=b, loners=c)
+              for i, (a, b, c) in enumerate(rows)]
+    ranked = rank(totals, [], order)
+
+    def key(t: Totals) -> tuple[int, ...]:
+        return tuple(getattr(t, criterion) for criterion in order)
+
+    assert [key(t) for t in ranked] == sorted((key(t) for t in ranked), reverse=True)
+    for place, mine in enumerate(ranked, 1):
+        level = [t for t in ranked if key(t) == key(mine)]
+        first = 1 + ranked.index(level[0])
+        assert mine.rank == (f"={first}" if len(level) > 1 else str(place))
