@@ -27,7 +27,17 @@ from euchre_core import (
     parse_event,
     replay,
 )
-from euchre_core.events import Call, Entry, Make, NewGame, Order, Pass, Players, SetRules
+from euchre_core.events import (
+    Call,
+    Entry,
+    Make,
+    Misdeal,
+    NewGame,
+    Order,
+    Pass,
+    Players,
+    SetRules,
+)
 from euchre_core.game import HandResult
 
 from .buttons import (
@@ -54,9 +64,10 @@ from .flow import (
     bid_entry,
     build_step,
     direct_action,
+    next_start,
 )
 from .journal import JournalError, Store
-from .summary import undo_words
+from .summary import misdeal_words, undo_words
 from .view import View
 from .views import build_view, page_screens
 
@@ -566,6 +577,10 @@ class Referee:
             self._choose_setup(Players(((Seat.from_str(state.seat), action.value),)), "setup-names")
         elif action.kind == "rules":
             self._choose_setup(SetRules(RULE_PROFILES[action.value]), "setup")
+        elif action.kind == "start-score":  # the set-up menu's game from a score
+            start = next_start(state, self.config.rules, action.value)
+            self.state = FlowState(mode="setup-score", start=start, cursor=state.cursor)
+            self._save_flow()
 
     def _choose_setup(self, choice: Players | SetRules, back_to: str) -> None:
         """A set-up menu choice: kept for the games to come, and entered in the
@@ -658,6 +673,8 @@ class Referee:
         self._journal_works()
         game.push(entry)
         self.state = fresh
+        if isinstance(entry, Misdeal):
+            self._say(misdeal_words(game), error=False)
         if staged is not None:
             self._notify(staged)
         if len(game.results) > results:

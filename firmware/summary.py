@@ -14,6 +14,7 @@ from euchre_core.events import (
     Discard,
     Entry,
     Make,
+    Misdeal,
     NewGame,
     Order,
     Pass,
@@ -105,15 +106,31 @@ def last_hand_text(game: Game) -> str:
     return f"{text} ({reason})" if reason else text
 
 
+def start_words(game: Game) -> str:
+    """``NS 6, EW 4``: the score the game under way started from ("" from 0-0)."""
+    ns, ew = game.start_score[Team.NS], game.start_score[Team.EW]
+    return f"NS {ns}, EW {ew}" if ns or ew else ""
+
+
+def misdeal_words(game: Game) -> str:
+    """What a misdeal did: ``Misdeal: Anna deals hand 3 again`` (``game`` after it)."""
+    dealer = game.dealer
+    assert dealer is not None  # a misdeal is taken only during a game
+    return f"Misdeal: {game.name(dealer)} deals hand {game.hand.number} again"
+
+
 def hands_lines(game: Game) -> tuple[str, ...]:
-    """The hands page: the hands so far, the last one first."""
+    """The hands page: the hands so far, the last one first (and, for a game
+    started from a score, that score last)."""
+    started = start_words(game)
+    start = (f"Started at {started}",) if started else ()
     if not game.results:
-        return ("No hand finished yet",)
+        return ("No hand finished yet", *start)
     lines = []
     for result in reversed(game.results):
         trump = f" {result.trump.symbol}" if result.trump is not None else ""
         lines.append(f"{result.number}{trump}: {result_line(game, result)}")
-    return tuple(lines)
+    return (*lines, *start)
 
 
 _RULE_WORDS: Final[dict[str, tuple[str, Any]]] = {
@@ -170,7 +187,10 @@ def _entry_words(game: Game, entry: Entry) -> str:
     if isinstance(entry, Upcard):
         return f"the upcard ({entry.card or entry.suit.symbol})"
     if isinstance(entry, NewGame):
-        return f"the new game ({game.name(entry.dealer)} to deal)"
+        started = f", from NS {entry.ns}, EW {entry.ew}" if entry.ns or entry.ew else ""
+        return f"the new game ({game.name(entry.dealer)} to deal{started})"
+    if isinstance(entry, Misdeal):
+        return "the misdeal"
     if isinstance(entry, Play):
         return f"{game.name(entry.seat)}'s card ({entry.card})"
     if isinstance(entry, Discard):
@@ -240,6 +260,9 @@ def summary_text(path: str, result: Replay) -> str:
     rows += _result_rows(game)
     widths = [max(map(len, column)) for column in zip(*rows)]
     lines = [f"{path}: game {max(game.game_number, 1)}, {game.hands_played} hands"]
+    started = start_words(game)
+    if started:
+        lines[0] += f", started at {started}"
     lines += ["  " + "  ".join(map(str.ljust, row, widths)) for row in rows]
     ns, ew = game.score[Team.NS], game.score[Team.EW]
     names = game.names

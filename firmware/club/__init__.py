@@ -79,12 +79,15 @@ def _round(args: argparse.Namespace) -> int:
         body["minutes"] = args.minutes
     if args.force:
         body["force"] = True
+    if args.preview:
+        body["preview"] = True
     try:
         assignment = post_json(args.director.rstrip("/") + "/rounds", body, token=_token(args))
     except (ValueError, OSError) as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_INVALID
-    print(f"round {assignment['round']}:")
+    print(f"round {assignment['round']}" + (" would be (nothing started):" if args.preview
+                                            else ":"))
     for table in assignment["tables"]:
         p = table["players"]
         print(f"  table {table['table']}: N {p['N']}, S {p['S']} v E {p['E']}, W {p['W']}")
@@ -282,6 +285,10 @@ def register(commands: Any) -> None:
                               help="start it even while tables still play the round before "
                               f"(refused, naming them, without it): their games end, "
                               f"{FORCED_RULE}")
+    round_parser.add_argument("--preview", action="store_true",
+                              help="only show the seating the round would have now (byes, "
+                              "withdrawals and reseats applied), starting nothing: then "
+                              "'club correct reseat' can swap two places before it starts")
     round_parser.set_defaults(run=_round)
     final = sub.add_parser("final", help="call the night final: the page says so and shows "
                            "the final standings; no round starts after it")

@@ -361,17 +361,19 @@ class Director:
 
     def start_round(self, round_format: RoundFormat | None = None,
                     rules: Rules | None = None, movement: str = "progressive",
-                    force: bool = False) -> Assignment:
+                    force: bool = False, preview: bool = False) -> Assignment:
         """Seat the registered players for the next round by ``movement``
         (:data:`MOVEMENTS`), keep it, and send it to the boxes.  While tables
         still play the round before, DirectorError (:func:`.control.refusal`),
-        unless ``force``: their games end by :data:`.control.FORCED_RULE`."""
+        unless ``force``: their games end by :data:`.control.FORCED_RULE`.
+        ``preview``: the seating it would make now, keeping, ending and
+        sending nothing (so that a reseat can be made before it starts)."""
         with self.lock:
             if self.final_at() is not None:
                 raise DirectorError("the night is final: no round starts after it")
             number = self.current_round + 1
             now = self.clock()
-            ending = self._still_playing(number - 1, force)
+            ending = self._still_playing(number - 1, force or preview)
             for table_round in ending:  # provisional: "by-result" seats from them
                 table_round.ended = now
             sitting_out: list[str]
@@ -410,6 +412,10 @@ class Director:
                                     tuple(sitting_out), tied_round=self.settings.tied_round,
                                     ends=None if round_format.minutes is None
                                     else now + 60 * round_format.minutes)
+            if preview:
+                for table_round in ending:
+                    table_round.ended = None
+                return assignment
             payload = assignment.encode()
             self._end_games(ending, now)
             self._db.execute("INSERT INTO rounds (number, assignment) VALUES (?, ?)",

@@ -16,7 +16,9 @@ page for the projector and the director's small HTTP API.
                                 (``"progressive"``, ``"by-result"``, ``"north-stays"``,
                                 ``"pairs"``): start the next round; ``"minutes": N`` makes
                                 it timed; ``"force": true`` starts it while tables still
-                                play (refused, naming them, without it)
+                                play (refused, naming them, without it); ``"preview":
+                                true`` answers the seating it would make now, keeping and
+                                sending nothing
 ``POST /corrections``           ``{"kind": "penalty", "player": "Anna", "points": 2, "by":
                                 "Kim", "reason": "..."}`` (kinds and fields:
                                 :mod:`.corrections`): kept, answered with the record; 409
@@ -133,16 +135,18 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
         tokens = data.pop("rules", [])
         movement = data.pop("movement", "progressive")
         force = data.pop("force", False)
-        if not isinstance(force, bool):
-            return JSONResponse({"error": f"'force': true or false, not {force!r}"},
-                                status_code=400)
+        preview = data.pop("preview", False)
+        for key, value in (("force", force), ("preview", preview)):
+            if not isinstance(value, bool):
+                return JSONResponse({"error": f"'{key}': true or false, not {value!r}"},
+                                    status_code=400)
         try:
             round_format = RoundFormat.from_json(data or {"hands": 8})
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
                 raise MessageError("'rules': a list of key=value settings")
             rules = Rules.from_tokens(tokens)
             assignment = director.start_round(round_format, rules, movement=str(movement),
-                                              force=force)
+                                              force=force, preview=preview)
         except (MessageError, RulesError, DirectorError) as error:
             return JSONResponse({"error": str(error)}, status_code=409)
         return Response(assignment.encode(), media_type="application/json")

@@ -90,6 +90,11 @@ def test_corrections_from_the_terminal(tmp_path: Path, mosquitto: Mosquitto) -> 
         assert "Kim: round 1, table 1: result set to NS 5, EW 0 (the box died; the score sheet)" \
             in listed.stdout
 
+        preview = club("round", *where, "--hands", "1", "--preview")
+        assert preview.returncode == 0, preview.stderr
+        assert preview.stdout.startswith("round 2 would be (nothing started):\n")
+        assert "  bye: Player 01\n" in preview.stdout
+        assert get_json(night.url + "/standings.json")["round"] == 1
         second = night.start_round(hands=1)  # Player 03 out, Zoë in, Player 02's bye swapped
         seated = {name for t in second["tables"] for name in t["players"].values()}
         assert second["byes"] == ["Player 01"]

@@ -361,3 +361,22 @@ def test_ranks_follow_the_order_and_share_exactly_when_level(
         level = [t for t in ranked if key(t) == key(mine)]
         first = 1 + ranked.index(level[0])
         assert mine.rank == (f"={first}" if len(level) > 1 else str(place))
+
+
+def test_a_preview_shows_the_next_seating_and_keeps_nothing(tmp_path: Path) -> None:
+    sent: list[Any] = []
+    director = Director(tmp_path, publish=lambda *message: sent.append(message))
+    for name in NAMES:
+        director.register(name)
+    first = director.start_round(RoundFormat(hands=1))
+    sent.clear()
+    seen = director.start_round(RoundFormat(hands=1), preview=True)  # table 1, 2 still play
+    assert seen.round == 2 and director.current_round == 1 and sent == []
+    assert not director.tables[(1, 1)].done and director.tables[(1, 1)].ended is None
+    a, b = seen.tables[1][Seat.N], seen.tables[2][Seat.W]
+    director.correct(correction("reseat", player=a, other=b))
+    swapped = director.start_round(RoundFormat(hands=1), preview=True)
+    assert swapped.tables[1] == {**seen.tables[1], Seat.N: b}
+    second = director.start_round(RoundFormat(hands=1), force=True)
+    assert second.tables == swapped.tables and len(sent) == 1
+    del first

@@ -410,9 +410,8 @@ def test_the_choice_strip_closes_by_itself_and_on_another_button(table: Any) -> 
 # --- item 9: refusals that say what to do instead ---------------------------
 
 @pytest.mark.parametrize(("presses", "button", "message"), [
-    ("W", "ALONE",
-     "ALONE does nothing before the maker is picked: tap the maker's seat or the upcard's "
-     "suit"),
+    # (ALONE before the maker is picked asks about a misdeal:
+    # test_fw_app_start_misdeal.py)
     ("W N HEARTS OK", "SPADES",
      "♠ does nothing while the tricks are entered: tap the winner's seat, OK to claim the "
      "rest, ALONE for a renege"),
