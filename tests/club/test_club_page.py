@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -62,15 +63,24 @@ return {view: page.dataset.view, index: document.body.dataset.page,
 
 
 def whole_cycle(driver: Any) -> list[dict[str, Any]]:
-    """Each page as the cycle shows it, in turn, from page 0 back to page 0."""
+    """Each page as the cycle shows it, in turn, from page 0 back to page 0;
+    the page never steps back (every turn the page makes is recorded)."""
     first = wait_for(driver, "return document.body.dataset.page === '0' && "
                      "document.body.dataset.pages", "the first page")
+    driver.execute_script("""
+        window.turns = [document.body.dataset.page];
+        new MutationObserver(() => {
+          const page = document.body.dataset.page;
+          if (page !== window.turns[window.turns.length - 1]) window.turns.push(page);
+        }).observe(document.body, {attributes: true, attributeFilter: ['data-page']});""")
     shown = []
     for index in range(int(first)):
         wait_for(driver, f"return document.body.dataset.page === '{index}'",
                  f"page {index} shown in turn", timeout=60)
         shown.append(driver.execute_script(SHOWN))
     wait_for(driver, "return document.body.dataset.page === '0'", "the cycle back at page 0")
+    turns = driver.execute_script("return window.turns")
+    assert turns == [str(i) for i in range(int(first))] + ["0"]
     return shown
 
 
@@ -80,9 +90,21 @@ def test_a_whole_room_reaches_the_screen(tmp_path: Path) -> None:
     director = room(tmp_path, clock)
     board = director.board()
     assert len(board["players"]) == 64 and len(board["tables"]) == 16
+    changing = threading.Event()
+
+    def change() -> None:  # the night goes on: a new board every 0.2 s
+        while not changing.wait(0.2):
+            director.broker_state(True)
+
+    poker = threading.Thread(target=change, daemon=True)
     with served(director) as url, browser() as driver:
-        driver.get(url + "/?seconds=1")
-        pages = whole_cycle(driver)
+        driver.get(url + "/?seconds=2")
+        poker.start()
+        try:
+            pages = whole_cycle(driver)
+        finally:
+            changing.set()
+            poker.join()
     views = [page["view"] for page in pages]
     assert views[0] == "seats" and "tables" in views and "standings" in views
     cells = [cell for page in pages for cell in page["seen"]]

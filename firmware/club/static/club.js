@@ -193,7 +193,9 @@ function standingRows() {
 
 function build() {
   const stage = document.getElementById("stage");
+  // The page shown stays shown: the same view's same page (its last, if fewer now).
   const keep = pages[current] ? pages[current].dataset.view : null;
+  const ordinal = pages.slice(0, current).filter(page => page.dataset.view === keep).length;
   stage.replaceChildren();
   pages = [];
   const final = board.final !== null && board.final !== undefined;
@@ -225,8 +227,8 @@ function build() {
   if (HOLD !== null) {
     current = Math.min(Math.max(HOLD, 0), pages.length - 1);
   } else {
-    const again = pages.findIndex(page => page.dataset.view === keep);
-    current = again >= 0 ? again : 0;
+    const same = pages.flatMap((page, index) => page.dataset.view === keep ? [index] : []);
+    current = same.length ? same[Math.min(ordinal, same.length - 1)] : 0;
   }
   show(false);
   built = board.version;
