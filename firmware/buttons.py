@@ -100,7 +100,6 @@ def help_lines(layout: str) -> tuple[str, ...]:
             f"Hold {LABELS[PREV]} or {LABELS[NEXT]}: help",
             "OK now: rules, hands",
             "Help: the last choice",
-            "Misdeal: bidding list",
         )
     suits = "".join(LABELS[button] for button in SUIT_BUTTONS)
     return (
@@ -111,5 +110,4 @@ def help_lines(layout: str) -> tuple[str, ...]:
         "OK now: rules, hands",
         f"Hold {LABELS[ALONE]}: this help",
         "OK: what the screen says",
-        f"{LABELS[ALONE]} in bidding: misdeal",
     )

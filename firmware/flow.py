@@ -8,9 +8,11 @@ that picks it directly.  Two layouts use the same steps:
   A button picks the option bound to it; OK picks the step's ``ok`` option.
 - ``cursor``: PREV, NEXT, OK, UNDO (or a rotary encoder for PREV/NEXT).
   PREV/NEXT move a cursor over the options; OK picks the one under it.  The
-  cursor starts on the likeliest option (:attr:`Step.start`): the bidder
-  whose turn it is, the call amid the suits, the likeliest trick winner
-  (:func:`likeliest_winner`).
+  cursor starts on the likeliest option (:attr:`Step.start`) and the next
+  likeliest are one or two presses away (:func:`around`): the pass of the
+  bidder whose turn it is, or at a hand's start what the table entered first
+  last hand (:func:`bidding_entered`); the upcard's suit in round 1, next
+  in round 2; the likeliest trick winner (:func:`likeliest_winners`).
 
 Every step says what OK does now (:attr:`Step.ok_words`) and, for a button
 that does nothing in it, what the table can do instead (:attr:`Step.instead`),
@@ -28,14 +30,12 @@ from __future__ import annotations
 import json
 from typing import Any, Final, Literal, NamedTuple
 
-from euchre_core import SEATS, Game, Rules, Seat, Suit, parse_event
+from euchre_core import SEATS, Game, Rules, Seat, Suit
 from euchre_core.events import (
     Call,
     Defend,
     Entry,
-    LogSyntaxError,
     Make,
-    Misdeal,
     NewGame,
     Order,
     Pass,
@@ -52,7 +52,7 @@ from .view import MENU_ROWS
 
 ActionKind = Literal[
     "entry", "seat", "suit", "alone", "mode", "random", "confirm", "new-game", "page",
-    "setup-seat", "name", "rules", "cursor", "start-score", "none",
+    "setup-seat", "name", "rules", "cursor", "none",
 ]
 
 
@@ -135,7 +135,7 @@ RULE_PROFILES: dict[str, Rules] = {
 any other mix comes from the config file or the serial link)."""
 
 MODES: Final = ("", "claim", "renege", "no-defend", "new-game", "setup", "setup-names",
-                "setup-name", "setup-rules", "setup-score", "misdeal")
+                "setup-name", "setup-rules")
 """FlowState.mode values: a menu open, a choice the table made, a pending new game."""
 
 
@@ -168,12 +168,12 @@ class FlowState(Record):
     counts the new game's).
     """
 
-    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries", "staged", "start")
+    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries", "staged")
     _fields = __slots__
 
     def __init__(self, seat: str | None = None, suit: str | None = None, alone: bool = False,
                  mode: str = "", cursor: int | None = None, entries: int = -1,
-                 staged: str | None = None, start: str | None = None) -> None:
+                 staged: str | None = None) -> None:
         self.seat = seat
         self.suit = suit
         self.alone = alone
@@ -181,9 +181,6 @@ class FlowState(Record):
         self.cursor = cursor
         self.entries = entries
         self.staged = staged
-        self.start = start
-        """The set-up menu's game from a score as it stands: its ``game`` line
-        (``game dealer=W NS=6 EW=4``), until the table starts it."""
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name, in order (what :meth:`dumps` writes)."""
@@ -211,7 +208,6 @@ class FlowState(Record):
             and (state.cursor is None or type(state.cursor) is int and state.cursor >= 0)
             and type(state.entries) is int
             and (state.staged is None or isinstance(state.staged, str))
-            and (state.start is None or start_entry(state.start) is not None)
         )
         return state if valid else cls()
 
@@ -267,8 +263,6 @@ def _build_step(game: Game, state: FlowState, layout: Layout, setup: Setup | Non
     if kind == "game":
         return _game_step(game, state, layout)
     if kind == "bid":
-        if state.mode == "misdeal" and Misdeal() in legal:
-            return _misdeal_step(game, layout)
         return _bid_step(game, state, legal, layout)
     if kind == "trick":
         defend = [entry for entry in legal if isinstance(entry, Defend)]
@@ -325,73 +319,8 @@ def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
         doing="while a new game waits for OK")
 
 
-def start_entry(line: str | None) -> NewGame | None:
-    """The game from a score that :attr:`FlowState.start` holds (None: none, or
-    not a ``game`` line)."""
-    if line is None:
-        return None
-    try:
-        entry = parse_event(line)
-    except LogSyntaxError:
-        return None
-    return entry if isinstance(entry, NewGame) else None
-
-
-def next_start(state: FlowState, rules: Rules, what: str) -> str:
-    """The set-up menu's game from a score after a press on its ``NS`` or ``EW``
-    line (a point more, back to 0 after the target's last) or its ``dealer``
-    line (the next seat clockwise): its ``game`` line."""
-    entry = start_entry(state.start) or NewGame(SEATS[0])
-    ns, ew, dealer = entry.ns, entry.ew, entry.dealer
-    if what == "NS":
-        ns = (ns + 1) % rules.target
-    elif what == "EW":
-        ew = (ew + 1) % rules.target
-    else:
-        dealer = dealer.left
-    return NewGame(dealer, ns, ew).line()
-
-
-def _start_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
-    """Start from a score: NS's points, EW's, the dealer, then start the game
-    (a table moving from a paper score sheet, or from another box)."""
-    entry = start_entry(state.start) or NewGame(SEATS[0])
-    dealer = setup.names[entry.dealer]
-    words = f"NS {entry.ns}, EW {entry.ew}, {dealer} deals"
-    start = Action("entry", entry)
-    options = (
-        Option(f"NS points: {entry.ns}", Action("start-score", value="NS"), "N"),
-        Option(f"EW points: {entry.ew}", Action("start-score", value="EW"), "E"),
-        Option(f"Dealer: {dealer}", Action("start-score", value="dealer"), "W"),
-        Option(f"Start: {words}", start, "S"),
-    )
-    return Step("setup-score", "Start from a score", options, ok=start, menu=True,
-                ok_words=f"start at {words}", doing="in the set-up menu",
-                instead=_pick(layout, "N or E adds a point to NS or EW (after the target's "
-                              "last, back to 0), W picks the next dealer, OK starts the game, "
-                              "UNDO goes back",
-                              "choose a side to add a point, the dealer, or Start"))
-
-
-def _misdeal_step(game: Game, layout: Layout) -> Step:
-    """A misdeal, asked before it is entered: the same dealer deals again."""
-    dealer = game.dealer
-    assert dealer is not None
-    words = f"misdeal, {game.name(dealer)} deals again"
-    misdeal = Action("entry", Misdeal())
-    options = (Option(words[0].upper() + words[1:], misdeal, "OK"),
-               Option("No misdeal: back", Action("mode", value=""), "UNDO"))
-    return Step("misdeal", "Misdeal?", options, ok=misdeal, menu=True, ok_words=words,
-                instead=_pick(layout, "OK: the same dealer deals again; UNDO to go back",
-                              "choose the misdeal, or back"),
-                doing="while a misdeal is asked",
-                start=1 if layout == "cursor" else 0)  # a quick second OK never confirms it
-
-
 def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
     done = _pick(layout, "OK when done, UNDO to go back", "choose, or Done")
-    if state.mode == "setup-score":
-        return _start_step(state, layout, setup)
     if state.mode == "setup-names":
         options = [Option(f"{seat}: {setup.names[seat]}", Action("setup-seat", value=str(seat)),
                           str(seat)) for seat in SEATS]
@@ -427,7 +356,6 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         Option(f"Players: {players}", Action("mode", value="setup-names"), "N"),
         Option(f"Rules: {profile_name(setup.rules)}", Action("mode", value="setup-rules"), "E"),
         Option("Done", Action("mode", value=""), "S"),
-        Option("Start from a score…", Action("mode", value="setup-score"), "W"),
     ]
     return Step("setup", "Set up the next game", tuple(options), ok=Action("mode", value=""),
                 menu=True, ok_words="done", doing="in the set-up menu",
@@ -438,37 +366,28 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
     seat = _seat(state.seat)
     hand = game.hand
     bids = [entry for entry in legal if isinstance(entry, (Order, Call, Make, Pass))]
+    entry: Entry
     if seat is None:
-        options = []
-        for candidate in clockwise(hand.dealer):  # the cursor starts on the dealer's left
-            if any(bid.seat is candidate for bid in bids):
-                options.append(
-                    Option(game.name(candidate), Action("seat", value=str(candidate)),
-                           str(candidate))
-                )
-        for entry in legal:
-            if isinstance(entry, Upcard) and entry.card is None:
-                options.append(
-                    Option(f"Upcard {entry.suit.symbol}", Action("entry", entry),
-                           BUTTON_BY_SUIT[entry.suit])
-                )
         turn = hand.bid_turn
-        labels = [option.label for option in options]
-        start = labels.index(game.name(turn)) if game.name(turn) in labels else 0
-        if Misdeal() in legal:  # ALONE (or the cursor's last but help) asks first
-            options.append(Option("Misdeal…", Action("mode", value="misdeal"), "ALONE"))
+        seats = [Option(game.name(candidate), Action("seat", value=str(candidate)), str(candidate))
+                 for candidate in clockwise(turn) if any(bid.seat is candidate for bid in bids)]
+        upcards = [Option(f"Upcard {entry.suit.symbol}", Action("entry", entry),
+                          BUTTON_BY_SUIT[entry.suit])
+                   for entry in legal if isinstance(entry, Upcard) and entry.card is None]
+        ok = Action("entry", Pass(turn)) if Pass(turn) in legal else None
+        passes = [Option(f"{game.name(turn)} passes", ok, "OK")] if ok else []
+        bidders, start = around(_likeliest_bids(game, seats, upcards, passes))
         if hand.passes:
             question = f"{game.name(turn)} to bid"
         else:
             question = "Who made trump?"
         upcard = "" if hand.upcard_suit or hand.passes else " or the upcard's suit"
-        ok = Action("entry", Pass(turn)) if Pass(turn) in legal else None
         stuck = game.check(Pass(turn)) if ok is None and hand.passes else None
         said = f"{stuck}; " if stuck else ""  # stick the dealer: Anna must name a suit
         if stuck and stuck.startswith("stick the dealer"):
             question = f"{game.name(turn)} must name a suit"
         return Step(
-            "maker", question, tuple(options), ok=ok,
+            "maker", question, bidders, ok=ok,
             ok_words=f"{game.name(turn)} passes" if ok else "",
             instead=_pick(layout, f"{said}tap the maker's seat{upcard}",
                           f"{said}choose the maker{upcard}"),
@@ -482,13 +401,18 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             suit = entry.suit if isinstance(entry, (Call, Make)) else hand.upcard_suit
             if suit is not None and suit not in suits:
                 suits.append(suit)
+        start = 1 if len(suits) > 2 else 0  # amid the suits: none is likelier
         if layout == "cursor":  # a suit is the call: with partner, or alone
-            options = [
+            ranked = [
                 Option(f"{name}: {suit.symbol} {suit.word}" if not alone
-                       else f"{name}: {suit.symbol} alone", Action("confirm", entry))
-                for alone in (False, True) for suit in Suit if suit in suits
-                if game.check(entry := bid_entry(game, seat, suit, alone)) is None
+                       else f"{name}: {suit.symbol} alone", Action("confirm", call))
+                for alone in (False, True) for suit in _likeliest_suits(hand.upcard_suit, suits)
+                if game.check(call := bid_entry(game, seat, suit, alone)) is None
             ]
+            if Pass(seat) in legal:
+                ranked.append(Option(f"{name} passes", Action("entry", Pass(seat))))
+            calls, start = around(ranked)
+            options = list(calls)
         else:
             options = [
                 Option(f"{name}: {suit.symbol} {suit.word}", Action("suit", value=suit.value),
@@ -496,7 +420,7 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
                 for suit in Suit if suit in suits
             ]
         passing = Pass(seat) in legal
-        if passing:
+        if passing and layout != "cursor":
             options.append(Option(f"{name} passes", Action("entry", Pass(seat)), "OK"))
         alone_word = " alone" if state.alone else ""
         return Step(
@@ -505,8 +429,7 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             ok_words=f"{name} passes" if passing else "",
             instead=_pick(layout, "tap a suit, ALONE to go alone, UNDO for another seat",
                           f"choose {name}'s trump suit"),
-            doing="while trump is picked",
-            start=1 if len(suits) > 2 else 0)  # amid the suits: none is likelier
+            doing="while trump is picked", start=start)
     suit = Suit.from_str(state.suit)
     options = []
     for alone in (False, True):
@@ -527,6 +450,69 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
                     if option.label.endswith(" alone") == state.alone), 0))
 
 
+def around(ranked: list[Option]) -> tuple[tuple[Option, ...], int]:
+    """Options ranked likeliest first, laid out for a cursor that goes round:
+    the likeliest where the cursor starts, the next ones alternately one
+    after it, one before, two after, two before...; so each is as few presses
+    away as its rank allows.  Returns the options in list order and the
+    start (the list's last option, the cursor layout's help, follows them)."""
+    before = ranked[2::2]
+    return (*reversed(before), *ranked[:1], *ranked[1::2]), len(before)
+
+
+def bidding_entered(game: Game) -> str:
+    """How the table entered the last hand's bidding in this game: ``upcard``
+    (its upcard), ``pass`` (passes, no upcard) or "" (the call alone, or no
+    hand yet): what the table likely enters first in this hand."""
+    entries = game.entries
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
+        if isinstance(entry, (Order, Call)):
+            return "upcard"
+        if isinstance(entry, Make):
+            return "pass" if index and isinstance(entries[index - 1], Pass) else ""
+        if isinstance(entry, NewGame):
+            break
+    return ""
+
+
+def _likeliest_bids(game: Game, seats: list[Option], upcards: list[Option],
+                    passing: list[Option]) -> list[Option]:
+    """The maker step's options, likeliest first (``seats`` in turn, from the
+    seat whose turn it is).  While the table enters the bidding (an upcard or
+    a pass this hand): the pass of the seat whose turn it is, then that seat,
+    then the others in turn.  At a hand's start, as the table entered the
+    last hand (:func:`bidding_entered`): the upcard's suit; or the first pass;
+    or the maker: the dealer first (the dealer makes over two fifths of the
+    calls in bench/presses.py's played-out hands), then the seats in turn."""
+    hand = game.hand
+    if hand.upcard_suit is not None or hand.passes:
+        return [*passing, *seats]
+    habit = bidding_entered(game)
+    if habit == "upcard":
+        return [*upcards, *passing, *seats]
+    if habit == "pass":
+        return [*passing, *seats, *upcards]
+    dealer = [option for option in seats if option.key == str(hand.dealer)]
+    others = [option for option in seats if option not in dealer]
+    # The dealer, the seat in turn, the dealer's partner, the seat between:
+    # laid out around the dealer, the seats read clockwise.
+    return [*dealer, *others[:1], *others[2:], *others[1:2], *passing, *upcards]
+
+
+def _likeliest_suits(upcard: Suit | None, suits: list[Suit]) -> list[Suit]:
+    """The suits a seat may name, likeliest first: the upcard's suit (round
+    1), then its sister ("next", the usual call in round 2), then the suits
+    after the upcard's in order.  With no upcard none is likelier: in order,
+    the second first, so that the list reads in suit order around the cursor."""
+    if upcard is None:
+        return [*suits[1:2], *suits[2:3], *suits[:1], *suits[3:]]
+    order = list(Suit)
+    after = order[order.index(upcard):] + order[:order.index(upcard)]
+    return sorted(suits, key=lambda suit: (suit is not upcard, suit is not upcard.sister,
+                                           after.index(suit)))
+
+
 def bid_entry(game: Game, seat: Seat, suit: Suit, alone: bool) -> Entry:
     """The entry a maker's seat, suit and alone flag stand for: ``order`` when it
     is the upcard's suit, ``call`` when another suit is named against a known
@@ -537,12 +523,13 @@ def bid_entry(game: Game, seat: Seat, suit: Suit, alone: bool) -> Entry:
 def _defend_step(game: Game, defend: list[Defend], layout: Layout) -> Step:
     maker = game.hand.maker
     assert maker is not None
-    options = [Option("No one: play on", Action("mode", value="no-defend"), "OK")]
-    options += [
+    ranked = [Option("No one: play on", Action("mode", value="no-defend"), "OK")]
+    ranked += [
         Option(f"{game.name(entry.seat)} defends alone", Action("entry", entry), str(entry.seat))
         for entry in defend
     ]
-    return Step("defend", f"{game.name(maker)} is alone. Defend alone?", tuple(options),
+    options, start = around(ranked)  # each defender one press away
+    return Step("defend", f"{game.name(maker)} is alone. Defend alone?", options, start=start,
                 ok=Action("mode", value="no-defend"), ok_words="no one defends alone",
                 instead=_pick(layout, "tap the lone defender's seat, or OK: no one",
                               "choose the lone defender, or no one"),
@@ -554,39 +541,45 @@ def clockwise(first: Seat) -> tuple[Seat, ...]:
     return (first, first.left, first.left.left, first.left.left.left)
 
 
-def likeliest_winner(game: Game) -> Seat:
-    """Who most likely wins the trick under way: its leader when the makers
-    lead, else the maker (measured over played-out hands by bench/presses.py:
-    the maker wins over half the tricks; when the partner leads, the partner)."""
-    hand = game.hand
-    assert hand.maker is not None
-    return hand.leader if hand.leader.team is hand.maker.team else hand.maker
+TRICK_ODDS: Final = {
+    "maker": ("maker", "right", "left", "partner"),
+    "partner": ("partner", "maker", "left", "right"),
+    "left": ("maker", "partner", "left", "right"),
+    "right": ("maker", "right", "partner", "left"),
+}
+"""Who likely wins a trick, by who leads it, likeliest first: the maker, the
+maker's partner, the defender on the maker's left or right.  Measured over
+played-out hands by bench/presses.py: the maker wins over half the tricks,
+except those the partner leads, where the partner wins most; after the
+maker come the seat that led and the partner or the defender playing
+between them."""
+
+
+def _role(seat: Seat, maker: Seat) -> str:
+    """``seat`` as seen from the maker: ``maker``, ``partner``, ``left``, ``right``."""
+    return ("maker", "left", "partner", "right")[clockwise(maker).index(seat)]
+
+
+def likeliest_winners(game: Game) -> list[Seat]:
+    """The seats that may win the trick under way, likeliest first
+    (:data:`TRICK_ODDS`)."""
+    maker, leader = game.hand.maker, game.hand.leader
+    assert maker is not None and leader is not None
+    order = TRICK_ODDS[_role(leader, maker)]
+    return sorted(clockwise(maker), key=lambda seat: order.index(_role(seat, maker)))
 
 
 def _trick_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     hand = game.hand
     winners = {entry.seat for entry in legal if isinstance(entry, Trick)}
-    likeliest = likeliest_winner(game)
-    makers = [seat for seat in clockwise(likeliest) if seat in winners
-              and seat.team is likeliest.team]
-    defenders = [seat for seat in clockwise(hand.leader) if seat in winners
-                 and seat.team is not likeliest.team]
-    if defenders and defenders[0] is not hand.leader:  # the makers lead: the last to play
-        defenders.reverse()
-    # The cursor starts on the likeliest; one press away: the other maker (or,
-    # alone, a defender) and the likelier defender: the one who leads, else the
-    # one who plays last (measured by bench/presses.py).
-    if len(makers) == 2:
-        order = [makers[1], likeliest, *defenders]
-    else:
-        order = [*defenders[1:], likeliest, *defenders[:1]]
-    options = [Option(f"{game.name(seat)} won", Action("entry", Trick(seat)), str(seat))
-               for seat in order]
-    start = order.index(likeliest)
-    options.append(Option("Claim: makers took…", Action("mode", value="claim"), "OK"))
-    options.append(Option("Renege…", Action("mode", value="renege"), "ALONE"))
+    # The cursor starts on the likeliest; the next two are one press away.
+    ranked = [Option(f"{game.name(seat)} won", Action("entry", Trick(seat)), str(seat))
+              for seat in likeliest_winners(game) if seat in winners]
+    ranked.append(Option("Claim: makers took…", Action("mode", value="claim"), "OK"))
+    ranked.append(Option("Renege…", Action("mode", value="renege"), "ALONE"))
+    options, start = around(ranked)
     question = f"Trick {len(hand.tricks) + 1}: who won?"
-    return Step("trick", question, tuple(options), ok=Action("mode", value="claim"),
+    return Step("trick", question, options, ok=Action("mode", value="claim"),
                 ok_words="claim the rest",
                 instead=_pick(layout, "tap the winner's seat, OK to claim the rest, "
                               "ALONE for a renege",

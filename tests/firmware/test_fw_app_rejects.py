@@ -202,36 +202,48 @@ def test_claim_menu_offers_only_counts_in_range(tmp_path: Path) -> None:
     assert referee.game.results[-1].points == 1
 
 
+def bidding_labels(referee: Referee) -> list[str]:
+    """The choices of the maker step, but a misdeal (offered beside them)."""
+    return [c.label for c in referee.view().choices if c.label != "Misdeal…"]
+
+
+def entries_offered(referee: Referee) -> list[str]:
+    """The log line of each option's entry ("" for an option without one)."""
+    return [o.action.entry.line() if o.action.entry else "" for o in referee.step().options]
+
+
 def test_cursor_layout_offers_only_legal_choices(tmp_path: Path) -> None:
     referee = make(tmp_path, layout="cursor")
     setup(referee, "NEXT NEXT NEXT NEXT OK")  # cursor on "Anna deals"
     assert journal_lines(referee)[-1] == "game dealer=W"
     labels = [c.label for c in referee.view().choices]
-    assert labels == ["Anna", "Ragnar", "Sigríður", "South",  # clockwise from the dealer
-                      "Upcard ♠", "Upcard ♥", "Upcard ♦", "Upcard ♣", HELP]
-    assert referee.view().cursor == 1  # on Ragnar: left of the dealer bids first
-    setup(referee, "NEXT NEXT NEXT NEXT OK")  # upcard hearts
-    assert [c.label for c in referee.view().choices] == [
-        "Anna", "Ragnar", "Sigríður", "South", HELP]
-    setup(referee, "OK")  # Ragnar
-    assert [c.label for c in referee.view().choices] == [  # passes not recorded: any suit
-        "Ragnar: ♠ spades", "Ragnar: ♥ hearts", "Ragnar: ♦ diamonds", "Ragnar: ♣ clubs",
-        "Ragnar: ♠ alone", "Ragnar: ♥ alone", "Ragnar: ♦ alone", "Ragnar: ♣ alone",
-        "Ragnar passes", HELP]
-    assert referee.view().cursor == 1  # amid the suits
-    setup(referee, "PREV PREV PREV OK")  # the cursor wraps to the last: help, then the pass
+    assert labels[:9] == ["Upcard ♣", "Upcard ♥", "Ragnar passes",  # the seats clockwise
+                          "South", "Anna", "Ragnar", "Sigríður", "Upcard ♠", "Upcard ♦"]
+    assert labels[-1] == HELP
+    assert referee.view().cursor == 4  # on Anna: the dealer makes most often
+    setup(referee, "PREV PREV PREV OK")  # upcard hearts
+    assert bidding_labels(referee) == [
+        "Anna", "Sigríður", "Ragnar passes", "Ragnar", "South", HELP]
+    assert referee.view().cursor == 2  # the bidding is entered: the pass of whose turn it is
+    setup(referee, "NEXT OK")  # Ragnar
+    assert entries_offered(referee) == [  # passes not recorded: any suit
+        "pass N", "call N C alone", "order N alone", "call N C", "order N", "call N D",
+        "call N S", "call N D alone", "call N S alone", ""]  # the last: help
+    assert referee.view().cursor == 4  # on the upcard's suit, next (♦) one press away
+    setup(referee, "UNDO OK")  # another seat: back to the bidders, and OK: Ragnar passes
     assert journal_lines(referee)[-2:] == ["upcard H", "pass N"]
-    assert [c.label for c in referee.view().choices] == ["Sigríður", HELP]  # whose turn it is
-    setup(referee, "OK")
-    assert [c.label for c in referee.view().choices] == [
-        "Sigríður: ♥ hearts", "Sigríður: ♥ alone", "Sigríður passes", HELP]
+    assert bidding_labels(referee) == [  # whose turn it is
+        "Sigríður passes", "Sigríður", HELP]
+    setup(referee, "NEXT OK")
+    assert entries_offered(referee) == ["pass E", "order E", "order E alone", ""]
+    assert referee.view().cursor == 1
     setup(referee, "NEXT OK")  # the call: alone
     assert journal_lines(referee)[-1] == "order E alone"
     # Anna sits out: never offered; the cursor on the maker, the likeliest winner.
     view = referee.view()
     assert [c.label for c in view.choices] == [  # the leader, Ragnar, one press away
-        "South won", "Sigríður won", "Ragnar won", "Claim: makers took…", "Renege…", HELP]
-    assert view.cursor == 1
+        "Renege…", "South won", "Sigríður won", "Ragnar won", "Claim: makers took…", HELP]
+    assert view.cursor == 2
     setup(referee, "OK OK")
     assert journal_lines(referee)[-3:] == ["order E alone", "trick E", "trick E"]
     assert all(c.key == "" for c in referee.view().choices)  # no buttons this layout lacks

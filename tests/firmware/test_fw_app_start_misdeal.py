@@ -19,7 +19,7 @@ from support.app_kit import FakeClock, PinTapper, assert_replays, journal_lines
 
 import drivers
 from euchre_core import Rules, Seat, Team
-from euchre_core.events import Misdeal, NewGame
+from euchre_core.events import Misdeal, NewGame, Pass
 from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
 from firmware.flow import SETUP_OPTION, FlowState, next_start, start_entry
@@ -163,7 +163,7 @@ def test_a_misdeal_is_asked_entered_said_and_undone(table: Any, layout: str) -> 
     t.referee.enter(NewGame(Seat.W))
     t.referee.enter(next(e for e in t.referee.game.legal_entries()
                          if e.line() == "upcard H"))
-    t.pick("Ragnar passes")
+    t.referee.enter(Pass(Seat.N))
     assert t.referee.game.hand.passes == 1
     if layout == "seats":
         t.taps("ALONE")

@@ -373,14 +373,16 @@ def test_cursor_starts_on_whose_turn_and_the_leader(table: Any) -> None:
     t.taps("PREV PREV PREV OK")  # Anna deals
     assert journal_lines(referee)[-1] == "game dealer=W"
     view = referee.view()
-    assert view.choices[view.cursor].label == "Ragnar"  # left of the dealer bids first
-    assert view.ok_hint == "OK: Ragnar bids"
-    t.taps("OK PREV OK")  # Ragnar; spades with partner is the call: three presses
+    assert view.choices[view.cursor].label == "Anna"  # the dealer makes most often
+    assert [c.label for c in view.choices[3:7]] == [  # the seats clockwise around her
+        "South", "Anna", "Ragnar", "Sigríður"]
+    assert view.ok_hint == "OK: Anna bids"
+    t.taps("NEXT OK PREV OK")  # Ragnar; spades with partner is the call: four presses
     assert journal_lines(referee)[-1] == "make N S"
     view = referee.view()
     assert view.choices[view.cursor].label == "Ragnar won"  # the maker leads: left of Anna
-    assert [c.label for c in view.choices[:4]] == [  # one press away: partner, the last
-        "South won", "Ragnar won", "Anna won", "Sigríður won"]  # to play
+    assert [c.label for c in view.choices[1:5]] == [  # one press away: the defenders, the
+        "Sigríður won", "Ragnar won", "Anna won", "South won"]  # partner two
     t.taps("NEXT OK")  # Anna wins and leads: the maker is still the likeliest
     view = referee.view()
     assert view.choices[view.cursor].label == "Ragnar won"
@@ -402,7 +404,7 @@ def test_the_choice_strip_closes_by_itself_and_on_another_button(table: Any) -> 
     view = referee.view()
     assert view.choices == () and view.ok_hint == "OK: Ragnar passes"  # OK is OK again
     referee.press("NEXT")
-    assert referee.view().ok_hint == "OK: Ragnar bids"  # while open it says so
+    assert referee.view().ok_hint == "OK: Anna bids"  # while open it says so
     t.tap("N")  # any other button closes it and acts as itself
     assert referee.view().choices == () and referee.state.seat == "N"
 
@@ -440,7 +442,8 @@ def test_set_up_players_and_rules_with_the_buttons(tmp_path: Path, factory: Any)
         view = referee.view()
         assert (view.kind, view.title) == ("menu", "Set up the next game")
         assert [c.label for c in view.choices] == [
-            "Players: Ragnar, Sigríður, South, Anna", "Rules: Standard", "Done"]
+            "Players: Ragnar, Sigríður, South, Anna", "Rules: Standard", "Done",
+            "Start from a score…"]
         t.tap("E")  # rules: eight profiles, three a page (ALONE: more)
         assert referee.view().choices[-1] == Choice("More… 1/3", "ALONE")
         t.tap("ALONE")
