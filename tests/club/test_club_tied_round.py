@@ -56,7 +56,11 @@ def test_a_tied_round_asks_for_one_more_hand_that_decides_it(
         title, lines = table.call(lambda r: r.notice)
         assert (title, lines[0]) == ("Round 1 over", "NS 1  EW 1: EW took the extra hand.")
         kept = table.call(lambda r: r.store.lines(r.game_id))
-        wait_for(lambda: director.tables[(1, 1)].lines == kept, "every line at the director")
+        def replayed() -> bool:  # under the director's lock: lines kept and replayed
+            with director.lock:
+                return director.tables[(1, 1)].lines == kept and director.tables[(1, 1)].done
+
+        wait_for(replayed, "every line at the director, replayed")
         table_round = director.tables[(1, 1)]
         assert table_round.done and table_round.winner is Team.EW
         assert table_round.score == {Team.NS: 1, Team.EW: 1}
