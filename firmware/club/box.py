@@ -683,14 +683,18 @@ class ClubBox:
         if number is None or remaining is None:
             return
         minute = int((remaining + 59) // 60)
-        if remaining <= 0:
-            if self._announced.get(number) != 0:
-                self._announced[number] = 0
-                over = self._round_over(number, referee.game)
+        if remaining <= 0:  # said once at the call, once more when the round is over
+            said = -1 if self._round_over(number, referee.game) else 0
+            if self._announced.get(number) not in (said, -1):
+                self._announced[number] = said
+                game = referee.game
+                score = {team: sum(r.points for r in game.results if r.team is team)
+                         for team in Team}
                 referee.notice = (f"Round {number}: time", (
-                    f"Time was called: {control.TIME_RULE}.",
-                    "The round is over: wait for the director's next round." if over else
-                    "Time: finish this hand."))
+                    f"Time was called: {control.TIME_RULE}.", "Time: finish this hand.")
+                ) if said == 0 else (f"Round {number} over", (
+                    f"NS {score[Team.NS]}  EW {score[Team.EW]}", "Time was called.",
+                    "Wait for the director's next round."))
         elif self._announced.get(number) != minute and (minute <= 5 or minute % 5 == 0
                                                          or number not in self._announced):
             self._announced[number] = minute

@@ -270,6 +270,9 @@ def test_the_box_finishes_the_hand_in_play_and_refuses_a_new_one_after_time(
         for line in ["trick E", "trick E", "trick N", "trick W"]:  # the hand is finished
             assert table.enter(line) is None
         kept = table.call(lambda r: r.store.lines(r.game_id))
+        wait_for(lambda: table.call(lambda r: r.notice)[0] == "Round 1 over", "the round's end")
+        assert table.call(lambda r: r.notice)[1][1:] == (
+            "Time was called.", "Wait for the director's next round.")
         assert table.enter("make S C") == "time was called in round 1: no new hand starts"
         assert table.call(lambda r: r.store.lines(r.game_id)) == kept  # nothing changed
         wait_for(lambda: director.tables[(1, 1)].lines == kept, "every line at the director")
