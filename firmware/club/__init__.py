@@ -248,7 +248,9 @@ def register(commands: Any) -> None:
                        help="how players are ranked, comma-separated from points, rounds_won, "
                        "loners, euchres, head_to_head (default: all five in that order); "
                        "players level on all of them share a rank (=3); kept for the night")
-    serve.add_argument("--tied-round", choices=("shared", "extra-hand"),
+    from .protocol import TIED_ROUND_RULES
+
+    serve.add_argument("--tied-round", choices=TIED_ROUND_RULES,
                        help="a round of N hands ending level: shared (both sides won it, the "
                        "default) or extra-hand (the box asks for one more hand, unscored, "
                        "that decides it); for rounds started from now; kept for the night")

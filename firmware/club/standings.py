@@ -40,7 +40,6 @@ from .protocol import TIED_ROUND_RULES
 
 TIE_BREAKS: Final = ("points", "rounds_won", "loners", "euchres", "head_to_head")
 """The criteria a tie-break order is made of (and the default order)."""
-BYE_RULES: Final = ("none", "average", "N (points per bye)")
 
 SETTINGS_SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
