@@ -106,9 +106,12 @@ def _cmd_games(args: argparse.Namespace) -> int:
                 print(f"{info.id:4d}  {stamp}  {summary_line(game)}")
             return EXIT_OK
         game_id = store.latest() if args.export == 0 else args.export
-        if game_id is None or game_id not in {info.id for info in store.games()}:
+        kept = {info.id: info for info in store.games()}
+        if game_id is None or game_id not in kept:
             print(f"euchre-referee: no game {args.export} in {state_dir}", file=sys.stderr)
             return EXIT_USAGE
+        if args.format == "egn":
+            return _export_egn(store, kept[game_id], raw=args.raw)
         if args.raw:
             sys.stdout.write(store.journal_text(game_id))
         else:
@@ -120,6 +123,27 @@ def _cmd_games(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         store.close()
+
+
+def _export_egn(store: Any, info: Any, *, raw: bool) -> int:
+    """``games --export ID --format egn``: the game as EGN 1.4 on stdout, what
+    EGN cannot hold in one line on stderr."""
+    from .egn import EgnError, to_egn
+    from .journal import JournalError
+
+    if raw:
+        print("euchre-referee: --raw exports the log as kept; EGN is made from the clean "
+              "game (leave out --raw)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        egn = to_egn(store.load(info.id), game_id=f"game {info.id}", created=info.created)
+    except (JournalError, EgnError) as error:
+        print(f"euchre-referee: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(egn.text())
+    if egn.note:
+        print(f"euchre-referee: EGN: {egn.note}", file=sys.stderr)
+    return EXIT_OK
 
 
 COMMANDS: Final = ("replay", "games")
@@ -152,6 +176,10 @@ def _add_games(commands: Any) -> None:
                               help=f"where games are kept (default: ./{DEFAULT_STATE_DIR})")
     games_parser.add_argument("--export", type=int, nargs="?", const=0, metavar="ID",
                               help="print game ID as a log (no ID: the newest)")
+    games_parser.add_argument("--format", choices=("log", "egn"), default="log",
+                              help="with --export: a game log (the default) or EGN 1.4, "
+                              "Euchre Game Notation's JSON (what EGN cannot hold: one "
+                              "line on stderr)")
     games_parser.add_argument("--raw", action="store_true",
                               help="with --export: the lines as entered, undos included")
     games_parser.add_argument("--stats", action="store_true",
