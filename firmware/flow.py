@@ -30,12 +30,14 @@ from __future__ import annotations
 import json
 from typing import Any, Final, Literal, NamedTuple
 
-from euchre_core import SEATS, Game, Rules, Seat, Suit
+from euchre_core import SEATS, Game, Rules, Seat, Suit, parse_event
 from euchre_core.events import (
     Call,
     Defend,
     Entry,
+    LogSyntaxError,
     Make,
+    Misdeal,
     NewGame,
     Order,
     Pass,
@@ -52,7 +54,7 @@ from .view import MENU_ROWS
 
 ActionKind = Literal[
     "entry", "seat", "suit", "alone", "mode", "random", "confirm", "new-game", "page",
-    "setup-seat", "name", "rules", "cursor", "none",
+    "setup-seat", "name", "rules", "cursor", "start-score", "none",
 ]
 
 
@@ -135,7 +137,7 @@ RULE_PROFILES: dict[str, Rules] = {
 any other mix comes from the config file or the serial link)."""
 
 MODES: Final = ("", "claim", "renege", "no-defend", "new-game", "setup", "setup-names",
-                "setup-name", "setup-rules")
+                "setup-name", "setup-rules", "setup-score", "misdeal")
 """FlowState.mode values: a menu open, a choice the table made, a pending new game."""
 
 
@@ -168,12 +170,12 @@ class FlowState(Record):
     counts the new game's).
     """
 
-    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries", "staged")
+    __slots__ = ("seat", "suit", "alone", "mode", "cursor", "entries", "staged", "start")
     _fields = __slots__
 
     def __init__(self, seat: str | None = None, suit: str | None = None, alone: bool = False,
                  mode: str = "", cursor: int | None = None, entries: int = -1,
-                 staged: str | None = None) -> None:
+                 staged: str | None = None, start: str | None = None) -> None:
         self.seat = seat
         self.suit = suit
         self.alone = alone
@@ -181,6 +183,9 @@ class FlowState(Record):
         self.cursor = cursor
         self.entries = entries
         self.staged = staged
+        self.start = start
+        """The set-up menu's game from a score as it stands: its ``game`` line
+        (``game dealer=W NS=6 EW=4``), until the table starts it."""
 
     def as_dict(self) -> dict[str, Any]:
         """The fields by name, in order (what :meth:`dumps` writes)."""
@@ -208,6 +213,7 @@ class FlowState(Record):
             and (state.cursor is None or type(state.cursor) is int and state.cursor >= 0)
             and type(state.entries) is int
             and (state.staged is None or isinstance(state.staged, str))
+            and (state.start is None or start_entry(state.start) is not None)
         )
         return state if valid else cls()
 
@@ -263,6 +269,8 @@ def _build_step(game: Game, state: FlowState, layout: Layout, setup: Setup | Non
     if kind == "game":
         return _game_step(game, state, layout)
     if kind == "bid":
+        if state.mode == "misdeal" and Misdeal() in legal:
+            return _misdeal_step(game, layout)
         return _bid_step(game, state, legal, layout)
     if kind == "trick":
         defend = [entry for entry in legal if isinstance(entry, Defend)]
@@ -319,8 +327,73 @@ def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
         doing="while a new game waits for OK")
 
 
+def start_entry(line: str | None) -> NewGame | None:
+    """The game from a score that :attr:`FlowState.start` holds (None: none, or
+    not a ``game`` line)."""
+    if line is None:
+        return None
+    try:
+        entry = parse_event(line)
+    except LogSyntaxError:
+        return None
+    return entry if isinstance(entry, NewGame) else None
+
+
+def next_start(state: FlowState, rules: Rules, what: str) -> str:
+    """The set-up menu's game from a score after a press on its ``NS`` or ``EW``
+    line (a point more, back to 0 after the target's last) or its ``dealer``
+    line (the next seat clockwise): its ``game`` line."""
+    entry = start_entry(state.start) or NewGame(SEATS[0])
+    ns, ew, dealer = entry.ns, entry.ew, entry.dealer
+    if what == "NS":
+        ns = (ns + 1) % rules.target
+    elif what == "EW":
+        ew = (ew + 1) % rules.target
+    else:
+        dealer = dealer.left
+    return NewGame(dealer, ns, ew).line()
+
+
+def _start_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
+    """Start from a score: NS's points, EW's, the dealer, then start the game
+    (a table moving from a paper score sheet, or from another box)."""
+    entry = start_entry(state.start) or NewGame(SEATS[0])
+    dealer = setup.names[entry.dealer]
+    words = f"NS {entry.ns}, EW {entry.ew}, {dealer} deals"
+    start = Action("entry", entry)
+    options = (
+        Option(f"NS points: {entry.ns}", Action("start-score", value="NS"), "N"),
+        Option(f"EW points: {entry.ew}", Action("start-score", value="EW"), "E"),
+        Option(f"Dealer: {dealer}", Action("start-score", value="dealer"), "W"),
+        Option(f"Start: {words}", start, "S"),
+    )
+    return Step("setup-score", "Start from a score", options, ok=start, menu=True,
+                ok_words=f"start at {words}", doing="in the set-up menu",
+                instead=_pick(layout, "N or E adds a point to NS or EW (after the target's "
+                              "last, back to 0), W picks the next dealer, OK starts the game, "
+                              "UNDO goes back",
+                              "choose a side to add a point, the dealer, or Start"))
+
+
+def _misdeal_step(game: Game, layout: Layout) -> Step:
+    """A misdeal, asked before it is entered: the same dealer deals again."""
+    dealer = game.dealer
+    assert dealer is not None
+    words = f"misdeal, {game.name(dealer)} deals again"
+    misdeal = Action("entry", Misdeal())
+    options = (Option(words[0].upper() + words[1:], misdeal, "OK"),
+               Option("No misdeal: back", Action("mode", value=""), "UNDO"))
+    return Step("misdeal", "Misdeal?", options, ok=misdeal, menu=True, ok_words=words,
+                instead=_pick(layout, "OK: the same dealer deals again; UNDO to go back",
+                              "choose the misdeal, or back"),
+                doing="while a misdeal is asked",
+                start=1 if layout == "cursor" else 0)  # a quick second OK never confirms it
+
+
 def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
     done = _pick(layout, "OK when done, UNDO to go back", "choose, or Done")
+    if state.mode == "setup-score":
+        return _start_step(state, layout, setup)
     if state.mode == "setup-names":
         options = [Option(f"{seat}: {setup.names[seat]}", Action("setup-seat", value=str(seat)),
                           str(seat)) for seat in SEATS]
@@ -356,6 +429,7 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         Option(f"Players: {players}", Action("mode", value="setup-names"), "N"),
         Option(f"Rules: {profile_name(setup.rules)}", Action("mode", value="setup-rules"), "E"),
         Option("Done", Action("mode", value=""), "S"),
+        Option("Start from a score…", Action("mode", value="setup-score"), "W"),
     ]
     return Step("setup", "Set up the next game", tuple(options), ok=Action("mode", value=""),
                 menu=True, ok_words="done", doing="in the set-up menu",
@@ -377,6 +451,8 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
         ok = Action("entry", Pass(turn)) if Pass(turn) in legal else None
         passes = [Option(f"{game.name(turn)} passes", ok, "OK")] if ok else []
         bidders, start = around(_likeliest_bids(game, seats, upcards, passes))
+        if Misdeal() in legal:  # ALONE (or the cursor's last but help) asks first
+            bidders = (*bidders, Option("Misdeal…", Action("mode", value="misdeal"), "ALONE"))
         if hand.passes:
             question = f"{game.name(turn)} to bid"
         else:
