@@ -237,3 +237,23 @@ def test_the_director_says_when_its_broker_is_lost(tmp_path: Path) -> None:
     finally:
         night.stop()
         broker.stop()
+
+
+@needs_browser
+def test_a_new_round_turns_to_find_your_seat(tmp_path: Path) -> None:
+    """The page shown when the round starts gives way to "find your seat" at
+    once (not after the other pages' turns); the night called final, to the
+    final standings."""
+    director = Director(tmp_path, event="turns", clock=Clock())
+    for name in NAMES[:9]:
+        director.register(name)
+    shown = "return document.querySelector('#stage .page.shown h2')?.textContent"
+    with served(director) as url, browser() as driver:
+        driver.get(url + "/?seconds=600")  # no turn by time in this test
+        wait_for(driver, f"{shown} === 'Standings'", "the standings before round 1")
+        director.start_round(RoundFormat(hands=1))
+        wait_for(driver, f"{shown} === 'Find your seat: round 1'", "find your seat, at once")
+        assert driver.execute_script(
+            "return [...document.querySelectorAll('#stage .seats td.bye')].length") == 1
+        director.finish(force=True)
+        wait_for(driver, f"{shown} === 'Final standings'", "the final standings, at once")

@@ -19,6 +19,7 @@ const SEAT_WORDS = {N: "North", E: "East", S: "South", W: "West"};
 let board = null;          // the last board received
 let receivedAt = 0;        // performance.now() when it came
 let built = -1;            // the version the pages were built from
+let builtStage = null;     // the round and whether final, when the pages were last built
 let builtAt = 0;
 let pages = [];            // the page elements, in turn order
 let current = 0;
@@ -224,13 +225,19 @@ function build() {
     wrapper.append(...pages[first].childNodes);
     pages[first].append(wrapper);
   }
+  const stage_ = board.round + (final ? " final" : "");
+  let turned = false;
   if (HOLD !== null) {
     current = Math.min(Math.max(HOLD, 0), pages.length - 1);
+  } else if (builtStage !== null && stage_ !== builtStage) {
+    current = 0;  // a new round: find your seat now; the night final: its standings now
+    turned = true;
   } else {
     const same = pages.flatMap((page, index) => page.dataset.view === keep ? [index] : []);
     current = same.length ? same[Math.min(ordinal, same.length - 1)] : 0;
   }
-  show(false);
+  builtStage = stage_;
+  show(turned);
   built = board.version;
   builtAt = performance.now();
 }
