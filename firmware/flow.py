@@ -365,14 +365,14 @@ def _start_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         Option(f"NS points: {entry.ns}", Action("start-score", value="NS"), "N"),
         Option(f"EW points: {entry.ew}", Action("start-score", value="EW"), "E"),
         Option(f"Dealer: {dealer}", Action("start-score", value="dealer"), "W"),
-        Option(f"Start: {words}", start, "S"),
+        Option("Start the game", start, "S"),
     )
-    return Step("setup-score", "Start from a score", options, ok=start, menu=True,
+    return Step("setup-score", "From a score", options, ok=start, menu=True,
                 ok_words=f"start at {words}", doing="in the set-up menu",
                 instead=_pick(layout, "N or E adds a point to NS or EW (after the target's "
                               "last, back to 0), W picks the next dealer, OK starts the game, "
                               "UNDO goes back",
-                              "choose a side to add a point, the dealer, or Start"))
+                              "choose a side to add a point, the dealer, or start"))
 
 
 def _misdeal_step(game: Game, layout: Layout) -> Step:
@@ -381,7 +381,7 @@ def _misdeal_step(game: Game, layout: Layout) -> Step:
     assert dealer is not None
     words = f"misdeal, {game.name(dealer)} deals again"
     misdeal = Action("entry", Misdeal())
-    options = (Option(words[0].upper() + words[1:], misdeal, "OK"),
+    options = (Option("Yes, deal again", misdeal, "OK"),
                Option("No misdeal: back", Action("mode", value=""), "UNDO"))
     return Step("misdeal", "Misdeal?", options, ok=misdeal, menu=True, ok_words=words,
                 instead=_pick(layout, "OK: the same dealer deals again; UNDO to go back",
@@ -429,7 +429,7 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         Option(f"Players: {players}", Action("mode", value="setup-names"), "N"),
         Option(f"Rules: {profile_name(setup.rules)}", Action("mode", value="setup-rules"), "E"),
         Option("Done", Action("mode", value=""), "S"),
-        Option("Start from a score…", Action("mode", value="setup-score"), "W"),
+        Option("From a score…", Action("mode", value="setup-score"), "W"),
     ]
     return Step("setup", "Set up the next game", tuple(options), ok=Action("mode", value=""),
                 menu=True, ok_words="done", doing="in the set-up menu",

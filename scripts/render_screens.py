@@ -171,6 +171,23 @@ def long_lists() -> dict[str, Shot]:
     return shots
 
 
+def from_a_score() -> dict[str, Shot]:
+    """A game started from a score (the set-up menu's page, at NS 6, EW 4 with
+    Þórhildur dealing), and a misdeal: asked, then said."""
+    shots: dict[str, Shot] = {}
+    with referee() as (app, clock):
+        press(app, clock, "ALONE", "W")  # the set-up menu: start from a score
+        press(app, clock, *["N"] * 6, *["E"] * 4, *["W"] * 3)
+        shots["start_score"] = shot(app)
+        press(app, clock, "OK", "HEARTS", "N", "OK")  # started; an upcard, Ragnar passes
+        press(app, clock, "ALONE")
+        shots["misdeal_asked"] = shot(app)
+        clock.advance(10)
+        app.press("OK")
+        shots["misdeal_said"] = shot(app)
+    return shots
+
+
 def journal_moved_aside() -> dict[str, Shot]:
     """A journal damaged after a power cut: set aside, and the table told."""
     clock = FakeClock()
@@ -184,7 +201,7 @@ def journal_moved_aside() -> dict[str, Shot]:
 
 
 SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, long_lists,
-                             journal_moved_aside)
+                             from_a_score, journal_moved_aside)
 
 
 def scene_views() -> dict[str, View]:

@@ -111,9 +111,9 @@ def open_setup(t: Table) -> None:
 def test_the_set_up_menu_starts_a_game_from_a_score(table: Any, layout: str) -> None:
     t = table(layout)
     open_setup(t)
-    t.pick("Start from a score…")
+    t.pick("From a score…")
     step = t.referee.step()
-    assert (step.name, step.question) == ("setup-score", "Start from a score")
+    assert (step.name, step.question) == ("setup-score", "From a score")
     for points in range(6):
         t.pick(f"NS points: {points}")
     for points in range(4):
@@ -121,7 +121,7 @@ def test_the_set_up_menu_starts_a_game_from_a_score(table: Any, layout: str) -> 
     for name in ("Ragnar", "Sigríður", "South"):  # clockwise from North to Anna (W)
         t.pick(f"Dealer: {name}")
     assert t.referee.step().ok_words == "start at NS 6, EW 4, Anna deals"
-    t.pick("Start: NS 6, EW 4, Anna deals")
+    t.pick("Start the game")
     game = t.referee.game
     assert game.score == {Team.NS: 6, Team.EW: 4} and game.dealer is Seat.W
     assert game.hands_played == 0 and game.expected_kind == "bid"
@@ -176,7 +176,7 @@ def test_a_misdeal_is_asked_entered_said_and_undone(table: Any, layout: str) -> 
     if layout == "seats":
         t.taps("OK")
     else:
-        t.pick("Misdeal, Anna deals again")
+        t.pick("Yes, deal again")
     game = t.referee.game
     assert game.entries[-1] == Misdeal()
     assert t.referee.message == "Misdeal: Anna deals hand 1 again"

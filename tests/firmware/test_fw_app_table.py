@@ -443,7 +443,7 @@ def test_set_up_players_and_rules_with_the_buttons(tmp_path: Path, factory: Any)
         assert (view.kind, view.title) == ("menu", "Set up the next game")
         assert [c.label for c in view.choices] == [
             "Players: Ragnar, Sigríður, South, Anna", "Rules: Standard", "Done",
-            "Start from a score…"]
+            "From a score…"]
         t.tap("E")  # rules: eight profiles, three a page (ALONE: more)
         assert referee.view().choices[-1] == Choice("More… 1/3", "ALONE")
         t.tap("ALONE")
