@@ -151,6 +151,11 @@ class Referee:
         """A page over the table (one of :data:`PAGES`), or None."""
         self.page_at = 0
         """Which of the page's screens is shown (a long page takes several)."""
+        self.stats_lines: tuple[str, ...] = ()
+        """The "Stats" page's lines, made when it opens (:meth:`_open_page`)."""
+        self._stats: Any = None
+        """The kept games' statistics (a :class:`firmware.stats.StatsCache`, made
+        when the page first opens: the start does not import it)."""
         self.browse_until = 0.0
         """Seats layout: PREV/NEXT pressed, so the screen shows the choice under
         the cursor and OK picks it, until any other button is pressed or
@@ -491,6 +496,14 @@ class Referee:
         """Show ``page`` (None: back to the table) from its screen ``at``
         (-1: its last)."""
         self.page = page
+        if page == "stats":  # replayed from the kept games (each once, the live one again)
+            from .stats import StatsCache, page_lines
+
+            self._stats = self._stats or StatsCache()
+            try:
+                self.stats_lines = page_lines(self._stats.stats(self.store))
+            except JournalError as error:
+                self.stats_lines = (f"No stats: {error}",)
         self.page_at = max(0, self.page_screens() - 1) if at < 0 and page else max(at, 0)
 
     def page_screens(self) -> int:
@@ -816,7 +829,7 @@ class Referee:
             self.game, self.state, self.config.layout, self.step,
             message=message, message_is_error=self.message_is_error, flags=self.flags,
             notice=self.notice, page=self.page, page_at=self.page_at,
-            browsing=now < self.browse_until,
+            browsing=now < self.browse_until, stats_lines=self.stats_lines,
             result=self.result if self._showing_result(now) else None)
 
     def attach_inputs(self, *, indicators: Indicators | None,

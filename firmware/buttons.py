@@ -63,9 +63,10 @@ def label(button: str) -> str:
     return LABELS.get(button, button)
 
 
-PAGES: Final = ("help", "rules", "hands")
+PAGES: Final = ("help", "rules", "hands", "stats")
 """The pages over the table, in the order OK (or NEXT) steps through them: the
-help, the house rules in force, the hands so far."""
+help, the house rules in force, the hands so far, the players' statistics
+over the kept games (:mod:`firmware.stats`)."""
 
 HOLD_OPENS_HELP: Final[dict[str, tuple[str, ...]]] = {
     "seats": (ALONE,),

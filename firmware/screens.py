@@ -717,6 +717,10 @@ def _hands(canvas: _Canvas, view: View) -> None:
     _text_page(canvas, view, "#")
 
 
+def _stats(canvas: _Canvas, view: View) -> None:
+    _text_page(canvas, view, "%")
+
+
 _MESSAGE_MARGIN: Final = 10  # px of the box's frame and padding, both sides together
 
 
@@ -775,6 +779,7 @@ _LAYOUTS: Final[dict[str, Callable[[_Canvas, View], None]]] = {
     "notice": _notice,
     "rules": _rules,
     "hands": _hands,
+    "stats": _stats,
 }
 
 

@@ -169,13 +169,17 @@ def stats_of(logs: Iterable[tuple[str, str]]) -> BoxStats:
     return stats
 
 
+def _games(count: int) -> str:
+    return "1 game" if count == 1 else f"{count} games"
+
+
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:+.2f}"
 
 
 def stats_lines(stats: BoxStats) -> list[str]:
     """The statistics as text, one line per player (the link's ``stats``)."""
-    lines = [f"{stats.games} games replayed"
+    lines = [f"{_games(stats.games)} replayed"
              + (f", {len(stats.unreadable)} kept games left out (they do not replay)"
                 if stats.unreadable else "")]
     for player in stats.ranked():
@@ -214,3 +218,54 @@ def kept_logs(store: Any) -> list[tuple[str, str]]:
     """Every game a journal :class:`~firmware.journal.Store` keeps, as
     (``game ID``, its log as entered, undos included)."""
     return [(f"game {info.id}", store.journal_text(info.id)) for info in store.games()]
+
+
+def merged(parts: Iterable[BoxStats]) -> BoxStats:
+    """The sum of several games' statistics."""
+    total = BoxStats()
+    for part in parts:
+        total.games += part.games
+        total.unreadable += part.unreadable
+        for name, player in part.players.items():
+            mine = total.player(name)
+            for field, value in player.counts.items():
+                mine.add(field, value)
+    return total
+
+
+class StatsCache:
+    """A box's statistics kept between two looks at its "Stats" page: each
+    kept game is replayed once and again only when its lines changed (the
+    game being played), so opening the page costs one game's replay."""
+
+    def __init__(self) -> None:
+        self._games: dict[int, tuple[int, BoxStats]] = {}
+
+    def stats(self, store: Any) -> BoxStats:
+        games = {}
+        for info in store.games():
+            kept = self._games.get(info.id)
+            if kept is None or kept[0] != info.lines:
+                kept = (info.lines, stats_of([(f"game {info.id}",
+                                               store.journal_text(info.id))]))
+            games[info.id] = kept
+        self._games = games
+        return merged(part for _, part in games.values())
+
+
+def page_lines(stats: BoxStats) -> tuple[str, ...]:
+    """The box's "Stats" page: a line per player, in words."""
+    if not stats.games:
+        return ("No game kept yet",)
+    out = [f"{_games(stats.games)} kept, replayed"]
+    for player in stats.ranked():
+        c = player.counts
+        per_call = player.per_call
+        calls = (f"called {c['called']}, {per_call:+.1f} a call" if per_call is not None
+                 else "no call")
+        out.append(f"{player.name}: won {c['won']} of {c['games']}; {calls}; "
+                   f"alone {c['alone']} ({c['alone_made']} made); euchres {c['euchres']}, "
+                   f"euchred {c['euchred']}")
+    if stats.unreadable:
+        out.append(f"{len(stats.unreadable)} kept games left out: they do not replay")
+    return tuple(out)

@@ -20,7 +20,8 @@ MENU_ROWS: Final = 4
 scrolls with the cursor, or in the seats layout turns pages
 (:func:`firmware.flow.menu_page`)."""
 
-ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands"]
+ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands",
+                     "stats"]
 
 
 class Choice(NamedTuple):

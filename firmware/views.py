@@ -27,13 +27,15 @@ from .summary import (
 )
 from .view import Choice, View
 
-_PAGE_TITLES: Final = {"help": "Help", "rules": "House rules", "hands": "Hands so far"}
+_PAGE_TITLES: Final = {"help": "Help", "rules": "House rules", "hands": "Hands so far",
+                        "stats": "Stats"}
 
 
 def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], Step], *,
                message: str | None, message_is_error: bool, flags: tuple[str, ...],
                notice: tuple[str, tuple[str, ...]] | None, page: str | None,
-               browsing: bool, result: HandResult | None, page_at: int = 0) -> View:
+               browsing: bool, result: HandResult | None, page_at: int = 0,
+               stats_lines: tuple[str, ...] = ()) -> View:
     """What the screen shows: ``game`` and the flow's ``state`` in ``layout``,
     with ``step()`` the flow's step now (asked only when the table shows);
     ``message`` the message still up, ``notice`` and ``page`` what is over
@@ -62,6 +64,8 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
             page_lines = rules_lines(game.rules)
         elif page == "hands":
             page_lines = hands_lines(game)
+        elif page == "stats":  # the players' statistics, made by the app (firmware.stats)
+            page_lines = stats_lines
         else:
             page_lines = help_lines(layout)
         shown = View(kind=page, title=_PAGE_TITLES[page],  # type: ignore[arg-type]

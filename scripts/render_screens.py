@@ -109,7 +109,9 @@ def seats_game() -> dict[str, Shot]:
         shots["help_seats_2"] = shot(app)
         press(app, clock, "OK", "OK")  # from help: the rules page, then the hands so far
         shots["hands_page"] = shot(app)
-        press(app, clock, "OK")  # and back to the table
+        press(app, clock, "OK")  # the players' stats (not shot: tests/firmware/test_fw_stats.py)
+        while app.page == "stats":
+            press(app, clock, "OK")  # its screens, and back to the table
         shots["last_hand"] = shot(app)
         # round 2: everyone passes the upcard, then two more pass
         press(app, clock, "SPADES")

@@ -273,7 +273,13 @@ def test_result_words_one_trick_and_the_hands_page_after_a_restart(tmp_path: Pat
         view = referee.view()
         assert (view.kind, view.title) == ("hands", "Hands so far")
         assert view.lines == ("1 ♥: Ragnar euchred, EW +2",)
-        t.tap("OK")
+        t.tap("OK")  # the players' stats over the kept games, replayed (issue 26)
+        view = referee.view()
+        assert (view.kind, view.title) == ("stats", "Stats")
+        assert view.lines[:1] == ("1 game kept, replayed",)
+        assert ("Ragnar: won 0 of 1; called 1, -2.0 a call; alone 0 (0 made); euchres 0, "
+                "euchred 1") in view.lines
+        t.taps(" ".join(["OK"] * referee.page_screens()))  # its screens, one player each
         assert referee.view().kind == "table"
     finally:
         t.close()
@@ -316,9 +322,11 @@ def test_a_long_press_of_alone_opens_help_and_takes_back_its_tap(table: Any) -> 
     t.clock.advance(STUCK_S + 1)
     t.referee.tick()  # let go in time: not reported
     assert t.referee.view().message is None
-    for kind in ("help", "rules", "hands", "table"):
+    for kind in ("help", "rules", "hands", "stats"):
         t.tap("OK")
         assert t.referee.view().kind == kind
+    t.taps(" ".join(["OK"] * t.referee.page_screens()))  # the stats' screens
+    assert t.referee.view().kind == "table"
     t.taps("HEARTS OK")  # and the call goes on where it was
     assert journal_lines(t.referee)[-1] == "make N H"
 

@@ -241,3 +241,35 @@ def test_games_stats_reads_the_journal(tmp_path: Path,
     assert out[2].startswith("Bo: games 2 won 0, hands 3, called 1 (made 1, march 1, "
                              "euchred 0; +4.00 a call), alone 1 (made 1, march 1, euchred 0), "
                              "euchres 1")
+
+
+def test_the_stats_page_shows_every_player_whole() -> None:
+    """The box's "Stats" page (after the hands so far): every line of every
+    player is drawn on one of its screens, nothing cut, a long name too."""
+    from firmware.fonts import load_fonts
+    from firmware.screens import draw, page_lines
+    from firmware.stats import page_lines as stats_page
+    from firmware.view import View
+    from firmware.views import page_screens
+
+    long_name = "Bartholomew-Maximiliánus Þórhildarson XL"[:40]
+    kept = [[f'players N="{long_name}" E=Bo S=Cy W=Dee', *KEPT[0][1:]], KEPT[1]]
+    stats = stats_of([(str(i), "euchre-log 1\n" + "\n".join(lines) + "\n")
+                      for i, lines in enumerate(kept)])
+    lines = stats_page(stats)
+    assert stats.unreadable == []
+    assert lines[0] == "2 games kept, replayed"
+    assert lines[1] == ("Bo: won 0 of 2; called 1, +4.0 a call; alone 1 (1 made); euchres 1, "
+                        "euchred 0")
+    view = View(kind="stats", title="Stats", lines=lines)
+    count = page_screens(view)
+    assert count > 1
+    drawn: list[str] = []
+    for at in range(count):
+        frame = draw(view._replace(cursor=at))
+        assert frame.cut == ()
+        drawn += frame.texts
+    wrapped = page_lines(view, load_fonts())
+    assert "".join(lines).replace(" ", "") == "".join(wrapped).replace(" ", "")
+    assert all(line in drawn for line in wrapped)
+    assert stats_page(stats_of([])) == ("No game kept yet",)
