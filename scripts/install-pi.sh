@@ -44,6 +44,11 @@
 #      edited one (the shipped default is kept beside it as referee.toml.default).
 #   8. /etc/systemd/system/euchre-referee.service from systemd/, enabled
 #      (multi-user.target.wants), then (re)started when anything it runs changed.
+#      The unit keeps the box off every network; when the config names a club
+#      night's broker ([club] broker), the drop-in
+#      euchre-referee.service.d/club.conf lets it reach that broker and nothing
+#      else (firmware/pi/network.py, docs/club.md); without one it is removed.
+#      Run this again after changing [club].
 #
 # Options:
 #   --dry-run, -n   print what would change; change nothing
@@ -52,6 +57,7 @@
 #   --help
 #
 # Environment:
+#   PYTHON=FILE     the Python that reads [club] broker (python3; 3.11 or newer)
 #   ROOT=DIR        a fake root for tests: every file edit goes under DIR
 #                   ($ROOT/boot/firmware/config.txt, $ROOT/etc/...), and the steps
 #                   that act on the running system (apt-get, useradd, the venv,
@@ -541,9 +547,47 @@ config_file() {
 
 # --- 8. the unit ---------------------------------------------------------------
 
+# club_network: the unit's drop-in for a club box, from the config's [club]
+# broker (firmware/pi/network.py prints it, or nothing): written, or removed
+# when the config names no broker.  Returns 0 when it changed (or would).
+club_network() {
+    local dropin=$UNIT_DIR/$UNIT.d/club.conf conf=$ROOT$CONF_DIR/referee.toml text tmp
+    if [ ! -f "$conf" ]; then
+        conf=$SRC/hw/referee.toml # not written yet (a dry run): the shipped one's
+    fi
+    if ! text=$(PYTHONPATH="$SRC" PYTHONDONTWRITEBYTECODE=1 "${PYTHON:-python3}" \
+        -m firmware.pi.network "$conf"); then
+        say "warning: the club drop-in is left as it is: fix [club] in $CONF_DIR/referee.toml" \
+            "and run this again" >&2
+        return 1
+    fi
+    if [ -z "$text" ]; then
+        if [ -e "$ROOT$dropin" ]; then
+            change "removed the club drop-in $dropin (no [club] broker: off the network)" ||
+                return 0
+            rm -f "$ROOT$dropin"
+            return 0
+        fi
+        ok "no club drop-in (no [club] broker in the config: the box stays off the network)"
+        return 1
+    fi
+    tmp=$(mktemp)
+    printf '%s\n' "$text" >"$tmp"
+    if write_file "$dropin" 644 "$tmp" "club drop-in: the network, to reach its broker only"; then
+        rm -f "$tmp"
+        return 0
+    fi
+    rm -f "$tmp"
+    return 1
+}
+
 unit() {
     local unit_changed=0
     if write_file "$UNIT_DIR/$UNIT" 644 "$SRC/systemd/$UNIT" "systemd unit $UNIT"; then
+        unit_changed=1
+        restart_needed=1
+    fi
+    if club_network; then
         unit_changed=1
         restart_needed=1
     fi

@@ -94,6 +94,12 @@ so a slow director is not flooded with copies."""
 MAX_RESEND_S: Final = 60.0
 
 
+JOIN_RETRY_S: Final = (1.0, 60.0)
+"""The first and the longest wait (s) before the MQTT client is made again
+when it could not be made (no network yet: :meth:`ClubBox._open`); the
+wait doubles at each try."""
+OFFLINE_FLAG: Final = "!club"
+"""The screen's corner mark while the box cannot reach any network."""
 RECORD_KEY: Final = "club {event} {table}"
 """The journal setting that keeps the box's id and its rounds for one event
 and table: a second, CRC-checked copy beside the games it names."""
@@ -352,6 +358,10 @@ class ClubBox:
         self.resent_at = 0.0
         """When everything unacknowledged was last sent again (monotonic s)."""
         self._client: Any = None
+        self.join_tries = 0
+        """Tries to make the MQTT client that failed since the last that worked."""
+        self._join_at = 0.0
+        """When the next try is due (monotonic s) while there is no client."""
         self._closing = threading.Event()
         self._timer = threading.Thread(target=self._tick, name="club-resend", daemon=True)
 
@@ -364,19 +374,58 @@ class ClubBox:
         self._keep_record()
         self.referee.listeners.append(self._on_journal)
         self.referee.guards.append(self._guard)
-        will = (status_topic(self.event, self.table),
-                Status(self.table, self.box_id, online=False).encode())
-        self._client = open_client(
-            self.address, f"box-{self.box_id}", on_message=self._on_message,
-            subscriptions=[assignment_topic(self.event, "+"), ack_topic(self.event, self.box_id),
-                           handover_topic(self.event, self.table), clock_topic(self.event, "+")],
-            on_connect=lambda: self.events.put(self._on_connect),
-            on_disconnect=lambda: self.events.put(self._on_disconnect), will=will,
-            login=self.login)
+        self._open()
         self._timer.start()
         log.info("table %d joins %s (event %s) as box %s", self.table, self.address,
                  self.event, self.box_id)
         return self
+
+    def _open(self) -> bool:
+        """Make the MQTT client; paho then connects and reconnects by itself.
+        It cannot be made while the box has no network at all (paho's wake-up
+        pair is a TCP socket on 127.0.0.1: at boot before the Wi-Fi and the
+        loopback are up, or in a sandbox without one): then the table scores
+        on, the screen's corner says :data:`OFFLINE_FLAG`, the log says when
+        it is tried again, and :meth:`_tick` tries again, waiting twice as
+        long each time (:data:`JOIN_RETRY_S`).  True once it is made."""
+        will = (status_topic(self.event, self.table),
+                Status(self.table, self.box_id, online=False).encode())
+        try:
+            self._client = open_client(
+                self.address, f"box-{self.box_id}", on_message=self._on_message,
+                subscriptions=[assignment_topic(self.event, "+"),
+                               ack_topic(self.event, self.box_id),
+                               handover_topic(self.event, self.table),
+                               clock_topic(self.event, "+")],
+                on_connect=lambda: self.events.put(self._on_connect),
+                on_disconnect=lambda: self.events.put(self._on_disconnect), will=will,
+                login=self.login)
+        except OSError as error:
+            first, longest = JOIN_RETRY_S
+            wait = min(first * 2 ** self.join_tries, longest)
+            self.join_tries += 1
+            self._join_at = time.monotonic() + wait
+            log.warning("club: no network to reach %s yet (%s); trying again in %.0f s",
+                        self.address, error.strerror or error, wait)
+            self._flag(True)
+            return False
+        if self.join_tries:
+            log.warning("club: the network is there after %d tries: joining %s",
+                        self.join_tries, self.address)
+        self.join_tries = 0
+        self._flag(False)
+        return True
+
+    def _flag(self, offline: bool) -> None:
+        """The screen's corner mark: set while there is no network."""
+        flags = tuple(flag for flag in self.referee.flags if flag != OFFLINE_FLAG)
+        self.referee.flags = (*flags, OFFLINE_FLAG) if offline else flags
+
+    def _retry_open(self, referee: Referee) -> None:
+        """On the main loop: make the client, when a try is due (:meth:`_open`)."""
+        if self._client is None and not self._closing.is_set() \
+                and time.monotonic() >= self._join_at:
+            self._open()
 
     def close(self) -> None:
         self._closing.set()
@@ -420,6 +469,8 @@ class ClubBox:
         while not self._closing.wait(min(1.0, self.resend_s)):
             self.events.put(self._resend_if_stale)
             self.events.put(self._clock_tick)
+            if self._client is None:
+                self.events.put(self._retry_open)  # no network yet: tried when due
             if self.pending is not None:
                 self.events.put(self._retry_pending)
 
