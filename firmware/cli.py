@@ -128,7 +128,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 def _export_egn(store: Any, info: Any, *, raw: bool) -> int:
     """``games --export ID --format egn``: the game as EGN 1.4 on stdout, what
     EGN cannot hold in one line on stderr."""
-    from .egn import EgnError, to_egn
+    from .egn import EgnError, print_egn, to_egn
     from .journal import JournalError
 
     if raw:
@@ -140,9 +140,7 @@ def _export_egn(store: Any, info: Any, *, raw: bool) -> int:
     except (JournalError, EgnError) as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_INVALID
-    sys.stdout.write(egn.text())
-    if egn.note:
-        print(f"euchre-referee: EGN: {egn.note}", file=sys.stderr)
+    print_egn(egn)
     return EXIT_OK
 
 

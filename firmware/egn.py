@@ -65,6 +65,16 @@ class Egn(NamedTuple):
         return json.dumps(self.document, ensure_ascii=False, indent=2) + "\n"
 
 
+def print_egn(egn: Egn) -> None:
+    """An export on the command line: the EGN on standard output, the one line
+    of what it leaves out (if any) on standard error."""
+    import sys
+
+    sys.stdout.write(egn.text())
+    if egn.note:
+        print(f"euchre-referee: EGN: {egn.note}", file=sys.stderr)
+
+
 def card_text(card: Card) -> str:
     """EGN's spelling of a card: rank, then the suit in lower case (``Jh``, ``Ts``)."""
     text = str(card)

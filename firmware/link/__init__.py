@@ -90,6 +90,9 @@ def register(commands: Any) -> None:
         + exits)
     _port_options(export)
     export.add_argument("--game", type=int, metavar="ID", help="a stored game (default: current)")
+    export.add_argument("--format", choices=("log", "egn"), default="log",
+                        help="a game log (the default) or EGN 1.4, Euchre Game Notation's JSON "
+                        "(what EGN cannot hold: one line on stderr)")
     export.set_defaults(run=_export)
     stats = commands.add_parser(
         "stats", help="each player's statistics over the device's kept games",

@@ -165,7 +165,29 @@ def export(args: argparse.Namespace) -> int:
     if not answer.ok or answer.lines is None:
         print(f"euchre-referee: {answer.text}", file=sys.stderr)
         return EXIT_INVALID
-    sys.stdout.write("".join(line + "\n" for line in answer.lines))
+    text = "".join(line + "\n" for line in answer.lines)
+    if args.format == "egn":
+        return _print_egn(text, answer.text)
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _print_egn(text: str, about: str) -> int:
+    """The exported game (``about``: ``game ID``) as EGN on stdout, what EGN
+    cannot hold in one line on stderr."""
+    from euchre_core import replay
+
+    from ..egn import EgnError, print_egn, to_egn
+
+    result = replay(text)
+    if result.error is not None:
+        return _fail(f"the device's export does not replay: line {result.error.line}: "
+                     f"{result.error.reason}")
+    try:
+        egn = to_egn(result.game, game_id=about or None)
+    except EgnError as error:
+        return _fail(str(error))
+    print_egn(egn)
     return EXIT_OK
 
 

@@ -197,3 +197,33 @@ def test_games_export_format_egn(tmp_path: Path, capsys: pytest.CaptureFixture[s
                  "--raw"]) == 2
     assert capsys.readouterr().err == ("euchre-referee: --raw exports the log as kept; "
                                        "EGN is made from the clean game (leave out --raw)\n")
+
+
+def test_laptop_export_format_egn_over_a_pseudo_terminal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``euchre-referee export --port P --format egn``: the device's game, as EGN."""
+    from support.serial_kit import Device
+
+    state_dir = tmp_path / "state"
+    store = Store(state_dir)
+    game_id = store.new_game(["players N=Anna E=Bo S=Cy W=Dee", "game dealer=N NS=3 EW=5",
+                              "upcard JH", "order E alone", "tricks 5"])
+    store.close()
+    device = Device(state_dir)
+    try:
+        assert main(["export", "--port", device.path, "--game", str(game_id),
+                     "--format", "egn"]) == 0
+    finally:
+        device.close()
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert_valid(document)
+    assert document["metadata"]["gameId"] == f"game {game_id}"
+    assert document["metadata"]["players"] == ["Anna", "Bo", "Cy", "Dee"]
+    assert (document["metadata"]["initialScore"], document["metadata"]["finalScore"]) == (
+        [3, 5], [3, 9])
+    assert document["deals"][0]["initialState"] == {"dealer": 0, "upCard": "Jh"}
+    assert document["deals"][0]["phases"][0]["calls"] == ["Order"]
+    assert err == "euchre-referee: EGN: the log does not hold the tricks a claim did not play\n"
+    assert document["deals"][0]["phases"][1]["playAnnotations"] == {
+        "0": ["the makers claimed: 5 tricks in all"]}
