@@ -144,7 +144,28 @@ def _export_egn(store: Any, info: Any, *, raw: bool) -> int:
     return EXIT_OK
 
 
-COMMANDS: Final = ("replay", "games")
+def _cmd_egn(args: argparse.Namespace) -> int:
+    """An EGN file as a game log, every call and card checked by the engine."""
+    import json
+
+    from .egn import egn_log
+
+    try:
+        with open(args.file, encoding="utf-8") as handle:
+            document = json.load(handle)
+        text = egn_log(document)
+    except OSError as error:
+        print(f"euchre-referee: {args.file}: {error.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as error:
+        what = f"missing {error}" if isinstance(error, KeyError) else str(error)
+        print(f"{args.file}: {what}", file=sys.stderr)
+        return EXIT_INVALID
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+COMMANDS: Final = ("replay", "games", "egn")
 """The commands added here; each wing lists its own in its ``COMMANDS``."""
 
 WINGS: Final = (pi, emulator, link, club)
@@ -234,7 +255,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser = Parser(
         prog="euchre-referee",
         description="Euchre table referee: the device (run, or emulate without the box), "
-        "its game logs and kept games (replay, games), the laptop's end of its serial link "
+        "its game logs and kept games (replay, games, egn), the laptop's end of its serial link "
         "(send, status, export, stats, enter, watch) and club nights of many tables (club).",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -244,6 +265,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _add_replay(commands)
     if every or command == "games":
         _add_games(commands)
+    if every or command == "egn":
+        egn = commands.add_parser(
+            "egn", help="an EGN file (Euchre Game Notation) as a game log",
+            description="Read an EGN file (Euchre Game Notation, JSON) and print it as a game "
+            "log, every call and card checked by the engine. Exit 0 when it replays, 1 when "
+            "it does not (the deal and the reason), 2 when the file cannot be read.")
+        egn.add_argument("file", metavar="FILE")
+        egn.set_defaults(run=_cmd_egn)
     for wing in WINGS:
         if every or command in wing.COMMANDS:
             wing.register(commands)

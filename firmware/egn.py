@@ -35,6 +35,7 @@ from euchre_core.events import (
     Play,
     Players,
     Renege,
+    SetRules,
     Trick,
     Tricks,
     Upcard,
@@ -347,3 +348,135 @@ def log_to_egn(text: str) -> list[Egn]:
         if any(isinstance(entry, NewGame) for entry in one.game.entries):
             out.append(to_egn(one.game))
     return out
+
+
+# --- import: an EGN file as a game log -----------------------------------------
+
+_UNSUPPORTED: Final = ("farmers", "partners_best", "go_under", "joker", "allow_no_trump",
+                       "fast_break", "four_trick_tokens")
+"""EGN ruleset switches with no house rule here: a file that turns one on is refused."""
+_ORDER_CALLS: Final = ("Order", "PickUp", "Alone", "Call")
+"""Round-1 calls that take the upcard's suit (as EGN's baseline engine reads them)."""
+
+
+def _rules_of(ruleset: dict[str, Any]) -> Rules:
+    for key in _UNSUPPORTED:
+        if ruleset.get(key):
+            raise ValueError(f"ruleset {key}: not a house rule the referee plays")
+    for key, usual in (("num_players", 4), ("min_rank", 9), ("loner_march_score", 4),
+                       ("loner_euchred_score", 2), ("num_deals", 0)):
+        if ruleset.get(key, usual) != usual:
+            raise ValueError(f"ruleset {key}={ruleset[key]}: the referee plays only {usual}")
+    lead = ruleset.get("loner_lead", "LEFT_OF_DEALER")
+    return Rules(target=int(ruleset.get("winning_score", 10)),
+                 stick_the_dealer=bool(ruleset.get("std", True)),
+                 canadian_loner=bool(ruleset.get("canadian", False)),
+                 lone_lead="maker-left" if lead == "LEFT_OF_LONER" else "dealer-left",
+                 defend_alone=bool(ruleset.get("defend_alone", False)))
+
+
+def _card_of(text: str, trump: Suit | None) -> str:
+    """Our spelling of an EGN card (``Nc`` a nine, ``R``/``L`` the bowers)."""
+    if text in ("R", "L"):
+        if trump is None:
+            raise ValueError(f"card {text}: a bower before trump is made")
+        return f"J{trump if text == 'R' else trump.sister}"
+    if len(text) != 2 or text[0] in "X78" or text[1] not in "shdcSHDC":
+        raise ValueError(f"card {text}: not a card the referee can check (24 known cards)")
+    return ("9" if text[0] == "N" else text[0]) + text[1].upper()
+
+
+def from_egn(document: dict[str, Any]) -> Game:
+    """An EGN game replayed by the engine, entry by entry: every call and card
+    checked as the referee checks a card-level log.  ValueError naming the deal
+    and what is wrong, for what the engine refuses or the referee cannot check
+    (unknown cards, a ruleset it does not play, a final score that differs)."""
+    if document.get("fileType") != FILE_TYPE:
+        raise ValueError("not an EGN file (fileType is not 'Euchre Game Notation')")
+    metadata = document.get("metadata") or {}
+    game = Game()
+
+    def enter(line: str, where: str) -> None:
+        from euchre_core import LogSyntaxError, parse_event
+
+        try:
+            event = parse_event(line)
+        except LogSyntaxError as error:
+            raise ValueError(f"{where}: {line}: {error}") from None
+        reason = game.offer(event)  # type: ignore[arg-type]
+        if reason is not None:
+            raise ValueError(f"{where}: {line}: {reason}")
+
+    rules = _rules_of(metadata.get("ruleset") or {})
+    if rules != Rules():
+        enter(SetRules(rules).line(), "ruleset")
+    players = [p if isinstance(p, str) else p.get("name", "") for p in metadata["players"]]
+    if len(players) == 4:
+        enter(Players(tuple(zip(SEATS, players))).line(), "players")
+    deals = document.get("deals") or []
+    if not deals or isinstance(deals[0], str):
+        raise ValueError("no deals (or condensed ones, which are not read here)")
+    ns, ew = (list(metadata.get("initialScore") or []) + [0, 0])[:2]
+    first = SEATS[deals[0]["initialState"]["dealer"] % 4]
+    enter(NewGame(first, ns, ew).line(), "the start")
+    for index, deal in enumerate(deals):
+        if isinstance(deal, str):
+            raise ValueError("condensed deals are not read here")
+        where = f"deals[{index}]"
+        _enter_deal(deal, game, lambda line, w=where: enter(line, w), where)
+    final = metadata.get("finalScore")
+    if final and final != [game.score[Team.NS], game.score[Team.EW]]:
+        raise ValueError(f"finalScore {final}: the deals replay to NS {game.score[Team.NS]}, "
+                         f"EW {game.score[Team.EW]}")
+    return game
+
+
+def _enter_deal(deal: dict[str, Any], game: Game, enter: Any, where: str) -> None:
+    state = deal["initialState"]
+    dealer = SEATS[state["dealer"] % 4]
+    if game.winner is not None:
+        raise ValueError(f"{where}: the game was won before it ({game.game_over_text()})")
+    if len(game.entries) != game.hand.start:
+        raise ValueError(f"{where}: the deal before it did not finish")
+    if game.dealer is not dealer:
+        raise ValueError(f"{where}: dealer {dealer}, but the deal passes to {game.dealer}")
+    hands = state.get("playerCards")
+    if hands and len(hands) == 4 and all(len(h) == 5 for h in hands):
+        enter("deal " + " ".join(f"{seat}={','.join(_card_of(c, None) for c in hand)}"
+                                 for seat, hand in zip(SEATS, hands)))
+    up = state["upCard"]
+    if up[0] != "X" or up[1] in "shdcSHDC":
+        enter(f"upcard {up[1].upper() if up[0] == 'X' else _card_of(up, None)}")
+    phases = {phase["type"]: phase for phase in deal.get("phases", [])}
+    bidding = phases.get("EUCHRE_BIDDING")
+    if bidding is None:
+        raise ValueError(f"{where}: no bidding")
+    seat = dealer
+    alone = " alone" if bidding.get("isAlone") else ""
+    for index, call in enumerate(bidding["calls"]):
+        seat = SEATS[(SEATS.index(seat) + 1) % 4]
+        if call == "Pass":
+            enter(f"pass {seat}")
+        elif index < 4 and call in _ORDER_CALLS:
+            enter(f"order {seat}{alone}")
+        elif index >= 4 and call in ("s", "h", "d", "c"):
+            enter(f"call {seat} {call.upper()}{alone}")
+        else:
+            raise ValueError(f"{where}: call {call!r} (call {index + 1}) is not one the "
+                             "referee plays")
+    defender = bidding.get("aloneDefender", -1)
+    if isinstance(defender, int) and defender >= 0:
+        enter(f"defend {SEATS[defender % 4]}")
+    if bidding.get("discard") and game.hand.maker is not None:
+        enter(f"discard {_card_of(bidding['discard'], game.hand.trump)}")
+    play = phases.get("TRICK_PLAY")
+    for trick in (play or {}).get("tricks", []):
+        for card in trick:
+            enter(f"play {game.hand.to_play} {_card_of(card, game.hand.trump)}")
+
+
+def egn_log(document: dict[str, Any]) -> str:
+    """An EGN game as a clean game log (:func:`from_egn`, then the log writer)."""
+    from euchre_core import write_log
+
+    return write_log(from_egn(document))

@@ -25,7 +25,7 @@ from jsonschema import Draft7Validator
 from euchre_core import Rules, Team, replay, write_log
 from euchre_core.events import Renege, Tricks
 from firmware.cli import main
-from firmware.egn import UNKNOWN, log_to_egn, to_egn
+from firmware.egn import UNKNOWN, from_egn, log_to_egn, to_egn
 from firmware.journal import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -227,3 +227,87 @@ def test_laptop_export_format_egn_over_a_pseudo_terminal(
     assert err == "euchre-referee: EGN: the log does not hold the tricks a claim did not play\n"
     assert document["deals"][0]["phases"][1]["playAnnotations"] == {
         "0": ["the makers claimed: 5 tricks in all"]}
+
+
+# --- import: EGN files as game logs ---------------------------------------------------
+
+EGN_EXAMPLES = sorted((DATA / "examples").glob("*.egn"))
+REFUSED = {"July 4th Pairs Finals.egn":
+           "deals[9]: the game was won before it (game over: EW won 10-6)"}
+
+
+def result_key(result: Any) -> tuple[object, ...]:
+    return (result.team, result.points, result.maker, result.trump, result.alone,
+            result.maker_tricks)
+
+
+@pytest.mark.parametrize("path", EGN_EXAMPLES, ids=lambda p: p.name)
+def test_egn_examples_import_and_replay_as_egn_scores_them(path: Path) -> None:
+    """EGN's own example games (tests/data/egn/examples/, recorded games) read
+    card by card by our engine; where node is installed, EGN's rules engine
+    scores each deal as our engine does; exported again, they import alike."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if path.name in REFUSED:
+        with pytest.raises(ValueError) as refused:
+            from_egn(document)
+        assert str(refused.value) == REFUSED[path.name]
+        return
+    game = from_egn(document)
+    text = write_log(game)
+    assert replay(text).error is None
+    assert game.results, "no hand imported"
+    if NODE is not None:
+        changes = baseline_changes(document)
+        assert changes == [[r.points if r.team is Team.NS else 0,
+                            r.points if r.team is Team.EW else 0] for r in game.results]
+    again = to_egn(game)
+    assert_valid(again.document)
+    assert again.note == ""  # card-level games by rules EGN has words for: nothing left out
+    assert [result_key(r) for r in from_egn(again.document).results] == \
+        [result_key(r) for r in game.results]
+
+
+@props(25)
+@given(card_games(rules=st.builds(  # each setting EGN has a word for; standard first
+    Rules, target=st.sampled_from([1, 3, 5, 10]),
+    stick_the_dealer=st.sampled_from([True, False]),
+    canadian_loner=st.sampled_from([False, True]),
+    lone_lead=st.sampled_from(["dealer-left", "maker-left"]),
+    defend_alone=st.sampled_from([False, True]))))
+def test_card_level_games_round_trip_through_egn(played: Played) -> None:
+    """Export, then import: the same hands, results and score, whenever every
+    hand was played out card by card (a claim or a renege leaves cards EGN
+    does not have: the import then says which deal did not finish)."""
+    game = played.game
+    egn = to_egn(replay(write_log(game)).game)
+    if any(isinstance(e, (Tricks, Renege)) for e in game.entries):
+        with pytest.raises(ValueError, match=r"^deals\[\d+\]: "):
+            from_egn(egn.document)
+        return
+    back = from_egn(egn.document)
+    assert [result_key(r) for r in back.results] == \
+        [result_key(r) for r in played.ends[0].results]
+    assert (back.score, back.winner, back.rules) == (game.score, game.winner, game.rules)
+
+
+def test_egn_command_prints_the_log_or_the_reason(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    path = DATA / "examples" / "Six Points in Two Hands.egn"
+    assert main(["egn", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith("euchre-log 1\n")
+    result = replay(out)
+    assert result.error is None and result.game.start_score[Team.NS] == 4
+    refused = DATA / "examples" / "July 4th Pairs Finals.egn"
+    assert main(["egn", str(refused)]) == 1
+    assert capsys.readouterr() == (
+        "", f"{refused}: {REFUSED['July 4th Pairs Finals.egn']}\n")
+    joker = tmp_path / "joker.egn"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["metadata"]["ruleset"]["joker"] = True
+    joker.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["egn", str(joker)]) == 1
+    assert capsys.readouterr().err == (
+        f"{joker}: ruleset joker: not a house rule the referee plays\n")
+    assert main(["egn", str(tmp_path / "none.egn")]) == 2
+    assert capsys.readouterr().err.endswith("none.egn: No such file or directory\n")
