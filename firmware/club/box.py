@@ -98,8 +98,9 @@ JOIN_RETRY_S: Final = (1.0, 60.0)
 """The first and the longest wait (s) before the MQTT client is made again
 when it could not be made (no network yet: :meth:`ClubBox._open`); the
 wait doubles at each try."""
-OFFLINE_FLAG: Final = "!club"
-"""The screen's corner mark while the box cannot reach any network."""
+OFFLINE_FLAG: Final = "Club: no network"
+"""The screen's corner flag while the box cannot reach any network (drawn
+as its first letter, a tiny C; the serial port's is a !)."""
 RECORD_KEY: Final = "club {event} {table}"
 """The journal setting that keeps the box's id and its rounds for one event
 and table: a second, CRC-checked copy beside the games it names."""
@@ -410,8 +411,7 @@ class ClubBox:
             self._flag(True)
             return False
         if self.join_tries:
-            log.warning("club: the network is there after %d tries: joining %s",
-                        self.join_tries, self.address)
+            log.warning("club: the network is there now: joining %s", self.address)
         self.join_tries = 0
         self._flag(False)
         return True

@@ -332,7 +332,7 @@ def test_a_box_with_no_network_keeps_trying_and_joins_once_it_is_there(
         mosquitto = box.enter(MOSQUITTO or "mosquitto", "-c", str(conf),
                               stdout=log, stderr=log)
         log.close()
-        joined = box.wait_for("the network is there after", timeout=120)
+        joined = box.wait_for("the network is there now", timeout=120)
         assert "joining mqtt://127.0.0.1:" in joined
         deadline = time.monotonic() + 60
         while "New client connected" not in (tmp_path / "mosquitto.log").read_text(
@@ -349,3 +349,34 @@ def test_a_box_with_no_network_keeps_trying_and_joins_once_it_is_there(
             mosquitto.wait(timeout=30)
     assert box.process.returncode == 0, said
     assert "not joining" not in said and "Traceback" not in said
+
+
+_FLAG_SCRIPT = '''
+import queue, subprocess, sys, time
+from pathlib import Path
+from firmware.app import Referee
+from firmware.config import Config
+from firmware.journal import Store
+from firmware.club.box import OFFLINE_FLAG, ClubBox
+state = Path(sys.argv[1])
+referee = Referee(Config(state_dir=state), Store(state), renderer=lambda view: view)
+box = ClubBox(referee, queue.Queue(), broker="mqtt://127.0.0.1:1", table=1).start()
+print("offline", OFFLINE_FLAG in referee.view().flags, box.join_tries, flush=True)
+subprocess.run([sys.argv[2], "link", "set", "lo", "up"], check=True)
+box._join_at = 0.0  # (the try due now rather than in a second)
+box._retry_open(referee)
+print("online", OFFLINE_FLAG in referee.view().flags, box.join_tries, flush=True)
+box.close()
+'''
+
+
+@needs_namespaces
+def test_the_screen_shows_the_box_has_no_network_until_it_has(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [UNSHARE or "unshare", "--user", "--map-root-user", "--net", sys.executable, "-c",
+         _FLAG_SCRIPT, str(tmp_path), IP or "ip"], cwd=REPO, capture_output=True, text=True,
+        timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["offline True 1", "online False 0"], result.stderr
+    assert "no network to reach mqtt://127.0.0.1:1 yet" in result.stderr
+    assert "the network is there now: joining mqtt://127.0.0.1:1" in result.stderr
