@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
+from support.club_kit import replayed
 
 from euchre_core import SEATS, Game, Team, replay
 from euchre_core.events import Entry, Players, SetRules, parse_event
@@ -275,10 +276,42 @@ def test_the_box_finishes_the_hand_in_play_and_refuses_a_new_one_after_time(
             "Time was called.", "Wait for the director's next round.")
         assert table.enter("make S C") == "time was called in round 1: no new hand starts"
         assert table.call(lambda r: r.store.lines(r.game_id)) == kept  # nothing changed
-        wait_for(lambda: director.tables[(1, 1)].lines == kept, "every line at the director")
+        wait_for(lambda: replayed(director, 1, 1, kept), "every line at the director, replayed")
         assert director.tables[(1, 1)].done and len(director.tables[(1, 1)].counted) == 1
         assert director.board()["clock"]["words"] == "time called"
     finally:
+        table.close()
+
+
+@needs_mosquitto
+def test_the_replaced_box_is_told_on_its_screen_and_refuses_entries(
+        tmp_path: Path, mosquitto: Mosquitto, director_on: Callable[[str, str], Director]
+) -> None:
+    from firmware.club.protocol import Takeover, takeover_topic
+
+    director = director_on(mosquitto.url, "replaced")
+    table = Table(tmp_path / "box", mosquitto.url, 1, "replaced")
+    spare = open_client(parse_broker_url(mosquitto.url), "a-spare", on_message=lambda t, p: None,
+                        subscriptions=[])
+    try:
+        wait_for(lambda: table.box.connected, "the box connects")
+        director.start_round(RoundFormat(hands=2))
+        wait_for(lambda: 1 in table.box.state.rounds.values(), "the round's game")
+        for line in ["game dealer=N", "make E H"]:
+            assert table.enter(line) is None
+        wait_for(lambda: len(director.tables[(1, 1)].lines) == 4, "the lines at the director")
+        spare.publish(takeover_topic("replaced", 1), Takeover(1, "sparebox").encode(), qos=QOS)
+        wait_for(lambda: table.box.replaced == "sparebox", "the handover seen by the old box")
+        assert table.call(lambda r: r.notice) == ("Table 1: replaced", (
+            "Spare box sparebox plays this table since round 1.",
+            "This box is refused: take it to the director."))
+        kept = table.call(lambda r: r.store.lines(r.game_id))
+        assert table.enter("trick E") == (
+            "this box was replaced by spare box sparebox: see the director")
+        assert table.call(lambda r: r.store.lines(r.game_id)) == kept  # nothing changed
+        assert director.tables[(1, 1)].box == "sparebox"
+    finally:
+        close_client(spare)
         table.close()
 
 
