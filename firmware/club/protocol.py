@@ -295,7 +295,8 @@ class RoundFormat:
     def describe(self) -> str:
         kind = (f"{self.hands} hands" if self.hands is not None else
                 f"a game to {self.target}" if self.target is not None else "")
-        timed = f"{self.minutes:g} minutes" if self.minutes is not None else ""
+        timed = ("" if self.minutes is None else
+                 f"{self.minutes:g} minute{'' if self.minutes == 1 else 's'}")
         return " or ".join(part for part in (kind, timed) if part)
 
 

@@ -27,7 +27,7 @@ from euchre_core import SEATS, Game, Team, replay
 from euchre_core.events import Entry, Players, SetRules, parse_event
 from firmware.app import Referee
 from firmware.club.box import ClubBox
-from firmware.club.control import FORCED_RULE
+from firmware.club.control import FORCED_RULE, ahead
 from firmware.club.director import Director, DirectorError
 from firmware.club.mqtt import close_client, open_client
 from firmware.club.protocol import (
@@ -132,7 +132,7 @@ def test_a_timed_round_ends_once_the_hand_in_play_is_finished(tmp_path: Path) ->
     for name in "ABCD":
         director.register(name)
     assignment = director.start_round(RoundFormat(hands=8, minutes=1))
-    assert assignment.ends == 1060.0 and assignment.format.describe() == "8 hands or 1 minutes"
+    assert assignment.ends == 1060.0 and assignment.format.describe() == "8 hands or 1 minute"
     clock = director.board()["clock"]
     assert clock == {"round": 1, "ends": 1060.0, "remaining": 60.0, "words": "1:00 left"}
     lines = lines_until(assignment, 1, hands=2, extra=0, seed=8)
@@ -190,6 +190,24 @@ def test_a_spare_is_handed_the_journal_and_the_old_box_refused(tmp_path: Path) -
     second = director.start_round(RoundFormat(hands=1))
     send(director, second, 1, lines_until(second, 1, hands=0, extra=2, seed=6), "boxB")
     assert ask("boxB") == Handover(1, 2, "boxB", None, ())  # its own table: nothing handed
+
+
+def test_a_game_to_a_target_with_a_clock_is_won_by_the_side_ahead_at_time(
+        tmp_path: Path) -> None:
+    now = [500.0]
+    director = Director(tmp_path, clock=lambda: now[0])
+    for name in "ABCD":
+        director.register(name)
+    assignment = director.start_round(RoundFormat(hands=None, target=10, minutes=20))
+    assert assignment.format.describe() == "a game to 10 or 20 minutes"
+    assert Assignment.decode(assignment.encode()) == assignment  # the wire keeps it all
+    lines = lines_until(assignment, 1, hands=3, extra=0, seed=2)
+    send(director, assignment, 1, lines, "box1")
+    table = director.tables[(1, 1)]
+    assert not table.done and director.board()["clock"]["words"] == "20:00 left"
+    now[0] += 20 * 60  # time: no hand in play, so the game ends here
+    assert director.board()["tables"][0]["done"] and table.winner is ahead(table.score)
+    assert len(table.counted) == 3
 
 
 # --- a real referee on a real broker -----------------------------------------------------
