@@ -182,6 +182,9 @@ class Referee:
         self.guards: list[Callable[[Game, Entry], str | None]] = []
         """Asked before each entry the rules allow: a reason refuses it (a club
         round's time called: no new hand)."""
+        self.press_hooks: list[Callable[[str], bool]] = []
+        """Asked first with each press (not on a page): True takes the press (a
+        round's result waiting to be accepted, :mod:`firmware.round_end`)."""
         self.journal_fault: str | None = None
         """Why journal writes fail now (the card is full...), until one succeeds."""
         self._next_probe = 0.0
@@ -437,6 +440,8 @@ class Referee:
         last, self._last_press = self._last_press, (button, now)
         if self._held is not None and self._held[0] == button:
             self._held = None  # pressed again: it was let go
+        if self.page is None and any(hook(button) for hook in list(self.press_hooks)):
+            return
         if self.notice is not None:  # any button shows its next screen, or dismisses it
             if self.page_at + 1 < self.page_screens():
                 self.page_at += 1

@@ -39,7 +39,7 @@ class ConfigError(ValueError):
 
 
 KNOWN_KEYS: Final[dict[str, frozenset[str]]] = {
-    "table": frozenset({"players", "rules", "state_dir"}),
+    "table": frozenset({"players", "rules", "state_dir", "confirm_result"}),
     "buttons": frozenset({"layout", "pins", "encoder", "bounce_ms", "hold_s"}),
     "display": frozenset({
         "controller", "interface", "port", "address", "device", "bus_speed_hz", "gpio_DC",
@@ -128,6 +128,9 @@ class Config(NamedTuple):
     """How long a rejection or notice stays on the screen (seconds)."""
     result_s: float = 3.0
     """How long a hand's result stays on the screen (seconds)."""
+    confirm_result: bool = False
+    """``[table] confirm_result``: off a club night, a game's end is accepted
+    by the losing side with a press, as a club round's is (:mod:`firmware.round_end`)."""
     club_broker: str | None = None
     """``[club] broker``: the club night's MQTT broker (mqtt://HOST[:PORT]); None: alone."""
     club_table: int | None = None
@@ -270,6 +273,9 @@ def parse_config(data: dict[str, Any], *, base: Path = Path(".")) -> Config:
             raise ConfigError(f"table.rules: {error}") from None
     if "state_dir" in table:
         values["state_dir"] = base / _expect(table["state_dir"], str, "table.state_dir")
+    if "confirm_result" in table:
+        values["confirm_result"] = _expect(table["confirm_result"], bool,
+                                           "table.confirm_result")
     buttons = _expect(data.get("buttons", {}), dict, "buttons")
     if "layout" in buttons:
         layout = buttons["layout"]

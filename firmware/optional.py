@@ -11,6 +11,7 @@ EXTRA_OF_MODULE: Final = {
     "sse_starlette": "club",
     "uvicorn": "club",
     "confusable_homoglyphs": "club",
+    "segno": "club",
 }
 """The top-level module each optional dependency installs -> its extra
 (``pyproject.toml``'s ``[project.optional-dependencies]``; a test holds them

@@ -178,6 +178,9 @@ def _export(args: argparse.Namespace) -> int:
             (out / "standings.csv").write_bytes(answer.read())
         with urllib.request.urlopen(base + "/corrections.csv", timeout=30) as answer:
             (out / "corrections.csv").write_bytes(answer.read())
+        for card_file in ("scorecards.csv", "scorecards.html"):  # the players' own cards
+            with urllib.request.urlopen(f"{base}/{card_file}", timeout=30) as answer:
+                (out / card_file).write_bytes(answer.read())
         with urllib.request.urlopen(base + "/logs", timeout=30) as answer:
             logs = json.loads(answer.read())
         for item in logs:
@@ -187,7 +190,8 @@ def _export(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         print(f"euchre-referee: {args.director}: {error}", file=sys.stderr)
         return EXIT_INVALID
-    print(f"{out}/standings.csv, corrections.csv and {len(logs)} table logs")
+    print(f"{out}/standings.csv, corrections.csv, scorecards.csv, scorecards.html and "
+          f"{len(logs)} table logs")
     return EXIT_OK
 
 

@@ -56,6 +56,7 @@ from ..app import Inbox, Referee
 from ..defaults import DEFAULT_EVENT
 from ..journal import JournalError, Store
 from ..journal.files import fsync_dir
+from ..round_end import RoundEnd
 from . import control
 from .auth import BrokerLogin
 from .mqtt import close_client, open_client
@@ -363,6 +364,8 @@ class ClubBox:
         """Tries to make the MQTT client that failed since the last that worked."""
         self._join_at = 0.0
         """When the next try is due (monotonic s) while there is no client."""
+        self.round_end: RoundEnd | None = None
+        """Asks the other side to accept a round's result (:mod:`firmware.round_end`)."""
         self._closing = threading.Event()
         self._timer = threading.Thread(target=self._tick, name="club-resend", daemon=True)
 
@@ -375,6 +378,7 @@ class ClubBox:
         self._keep_record()
         self.referee.listeners.append(self._on_journal)
         self.referee.guards.append(self._guard)
+        self.round_end = RoundEnd(self.referee, self._finished_round).attach()
         self._open()
         self._timer.start()
         log.info("table %d joins %s (event %s) as box %s", self.table, self.address,
@@ -433,6 +437,8 @@ class ClubBox:
             self.referee.listeners.remove(self._on_journal)
         except ValueError:
             pass
+        if self.round_end is not None:
+            self.round_end.detach()
         if self._client is not None:
             info = self._client.publish(status_topic(self.event, self.table),
                                         Status(self.table, self.box_id, online=False).encode(),
@@ -469,6 +475,7 @@ class ClubBox:
         while not self._closing.wait(min(1.0, self.resend_s)):
             self.events.put(self._resend_if_stale)
             self.events.put(self._clock_tick)
+            self.events.put(self._check_round_end)  # a timed round over by the clock
             if self._client is None:
                 self.events.put(self._retry_open)  # no network yet: tried when due
             if self.pending is not None:
@@ -558,13 +565,29 @@ class ClubBox:
             assert round_number is not None
             if self._extra_hand_notice(round_number, round_format.hands, game):
                 return
-            if game.hands_played != round_format.hands:
-                return
+            if game.hands_played != round_format.hands or self.round_end is not None:
+                return  # the round's result is shown as the other side is asked to accept it
             score = {team: sum(r.points for r in game.results if r.team is team)
                      for team in Team}
             self.referee.notice = (f"Round {round_number} over",
                                    (f"NS {score[Team.NS]}  EW {score[Team.EW]}",
                                     "Wait for the director's", "next round."))
+
+    def _finished_round(self, game_id: int, game: Game) -> tuple[str, dict[Team, int]] | None:
+        """``(title, score)`` when ``game_id`` is a round game of this box that
+        is over (its counted hands' score), else None (:mod:`firmware.round_end`)."""
+        number = self.state.rounds.get(game_id)
+        round_format = self.formats.get(number or 0)
+        if number is None or round_format is None or self.replaced is not None or (
+                not self._round_over(number, game)):
+            return None
+        counted = game.results[: round_format.hands] if round_format.hands else game.results
+        return f"Round {number}", {team: sum(r.points for r in counted if r.team is team)
+                                        for team in Team}
+
+    def _check_round_end(self, referee: Referee) -> None:
+        if self.round_end is not None:
+            self.round_end.check()
 
     def awaits_extra_hand(self, round_number: int, game: Game) -> bool:
         """Is round ``round_number``'s game level after its N hands, with the
@@ -630,6 +653,7 @@ class ClubBox:
         self.formats[assignment.round] = assignment.format
         self.tied_rules[assignment.round] = assignment.tied_round
         self.assignments[assignment.round] = assignment
+        self.events.put(self._check_round_end)  # a round over before a restart: ask again
         if self.taking_over and assignment.round == max(self.assignments):
             self._ask_takeover()  # the director sends them as it (re)connects: ask again
         if self.taking_over or self.replaced is not None:

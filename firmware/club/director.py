@@ -39,8 +39,10 @@ from euchre_core.events import name_problem
 from euchre_core.log import HEADER
 
 from ..defaults import DEFAULT_EVENT
+from ..round_end import verdict_of
 from . import control
 from . import corrections as fixes
+from . import scorecards as cards
 from .control import ahead, in_hand
 from .movement import by_result, fixed_pairs, north_stays, progressive
 from .names import csv_cell, lookalike_warning, normalise
@@ -836,6 +838,7 @@ class Director:
                     "ended": table_round.ended is not None,
                     "corrected": outcomes[(round_number, table)].corrected_by,
                     "extra_hand": table_round.awaits_extra_hand,
+                    "verdict": self._verdict(table_round),
                 })
             return {
                 "event": self.event, "round": current,
@@ -848,10 +851,65 @@ class Director:
                 "problems": list(self.problems), "version": self.version,
                 "duplicates": self.duplicates, "refused": self.refused,
                 "clock": self._clock_json(), "notes": self._control_notes(),
+                "disputes": self._disputes(outcomes),
                 "final": self.final_at(), "now": now,
                 "broker": None if self.broker is None else {
                     "connected": self.broker[0], "since": self.broker[1]},
             }
+
+    # --- the result accepted at the table (firmware/round_end.py) --------------------
+
+    def _verdict(self, table_round: TableRound) -> dict[str, Any] | None:
+        """A done round's verdict at the table: ``{"verdict": "accepted" |
+        "disputed", "by": "NS" | "EW", "at": when the director got it}``;
+        None while not done or not answered yet."""
+        found = verdict_of(table_round.lines) if table_round.done else None
+        if found is None:
+            return None
+        row = self._db.execute("SELECT received FROM entries WHERE box=? AND game=? AND seq=?",
+                               (table_round.box, table_round.game, found.line)).fetchone()
+        return {"verdict": found.verdict, "by": str(found.side),
+                "at": float(row[0]) if row else self.clock()}
+
+    def _disputes(self, outcomes: Mapping[tuple[int, int], Any]) -> list[dict[str, Any]]:
+        """Every round disputed at its table, the latest first, with the result
+        correction that settled it (``corrected``: its id, or None: the organiser
+        is to decide, ``club correct result``)."""
+        disputes = []
+        for key, table_round in self.tables.items():
+            verdict = self._verdict(table_round)
+            if verdict is None or verdict["verdict"] != "disputed":
+                continue
+            score = table_round.score  # the result as the table had it
+            corrected = outcomes[key].corrected_by
+            disputes.append({
+                "round": key[0], "table": key[1], "by": verdict["by"], "at": verdict["at"],
+                "when": fixes.stamp(verdict["at"]),
+                "score": {"NS": score[Team.NS], "EW": score[Team.EW]},
+                "corrected": corrected,
+                "what": f"round {key[0]}, table {key[1]}: NS {score[Team.NS]} EW "
+                        f"{score[Team.EW]} disputed by {verdict['by']} at the table" + (
+                            f"; settled by correction {corrected}" if corrected else
+                            "; the organiser decides (club correct result)")})
+        return sorted(disputes, key=lambda d: -d["at"])
+
+    # --- personal scorecards (scorecards.py) ---------------------------------------------
+
+    def scorecards(self) -> list[dict[str, Any]]:
+        """One card per player, in the standings' order, from the same
+        outcomes, byes and corrections as the standings (:mod:`.scorecards`)."""
+        with self.lock:
+            corrections = fixes.load(self._db)
+            fixed = fixes.results(corrections)
+            outcomes = [outcome(table_round, fixed.get(key))
+                        for key, table_round in sorted(self.tables.items())]
+            ranked = standings(self.players(), outcomes,
+                               [name for a in self.rounds.values() for name in a.byes],
+                               fixes.penalties(corrections), fixes.withdrawn(corrections),
+                               self.settings, self.bonuses)
+            return cards.scorecards(ranked, outcomes,
+                                    {n: a.byes for n, a in self.rounds.items()},
+                                    corrections, self.bonuses)
 
     # --- exports ---------------------------------------------------------------------
 

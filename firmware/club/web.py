@@ -27,6 +27,12 @@ page for the projector and the director's small HTTP API.
                                 the night is final; the page says so, no round starts
 ``GET /corrections.json``       every correction, with who, when and why
 ``GET /corrections.csv``        the same as CSV (``club export``'s ``corrections.csv``)
+``GET /cards``                  the players' scorecards for phones: the standings with
+                                each name leading to its card (``/cards?name=Anna``)
+``GET /scorecards.json``        every player's card (:mod:`.scorecards`)
+``GET /scorecards.csv``         every card's rows as CSV
+``GET /scorecards.html``        a printable page, a card per player
+``GET /qr.svg``                 a QR code of ``/cards`` as phones in the room reach it
 ==============================  ==========================================================
 """
 
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import io
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -41,7 +48,13 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -51,6 +64,7 @@ from .auth import organiser_token, refusal
 from .corrections import Correction
 from .director import Director, DirectorError, standings_json
 from .protocol import MessageError, RoundFormat
+from .scorecards import cards_csv, cards_html
 
 STATIC = Path(__file__).with_name("static")
 PUSH_POLL_S = 0.1
@@ -177,6 +191,21 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
             return JSONResponse({"error": str(error)}, status_code=409)
         return JSONResponse({"ok": True, "final": at})
 
+    async def cards_page(request: Request) -> Response:
+        return FileResponse(STATIC / "cards.html", media_type="text/html")
+
+    async def scorecards_json(request: Request) -> Response:
+        return JSONResponse({"event": director.event, "cards": director.scorecards()})
+
+    async def scorecards_csv(request: Request) -> Response:
+        return PlainTextResponse(cards_csv(director.scorecards()), media_type="text/csv")
+
+    async def scorecards_html(request: Request) -> Response:
+        return HTMLResponse(cards_html(director.event, director.scorecards()))
+
+    async def qr_code(request: Request) -> Response:
+        return Response(qr_svg(f"{room_url(request)}/cards"), media_type="image/svg+xml")
+
     async def events(request: Request) -> Response:
         from sse_starlette.sse import EventSourceResponse
 
@@ -205,10 +234,44 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
         Route("/corrections.csv", corrections_csv),
         Route("/final", finish, methods=["POST"]),
         Route("/events", events),
+        Route("/cards", cards_page),
+        Route("/scorecards.json", scorecards_json),
+        Route("/scorecards.csv", scorecards_csv),
+        Route("/scorecards.html", scorecards_html),
+        Route("/qr.svg", qr_code),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     app.state.organiser_token = token or organiser_token(director.state_dir)
     return app
+
+
+def room_url(request: Request) -> str:
+    """This server's address as a phone in the room reaches it: the one the
+    request came to, or, when that is the laptop's own loopback (a projector
+    on the laptop), the laptop's address on the room's network."""
+    url = request.base_url
+    host = url.hostname or ""
+    if host in ("localhost", "::1") or host.startswith("127."):
+        import socket
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            try:  # no packet is sent: only the route out is looked up
+                probe.connect(("192.0.2.1", 9))
+                host = probe.getsockname()[0]
+            except OSError:
+                pass
+    port = f":{url.port}" if url.port else ""
+    return f"{url.scheme}://{host}{port}"
+
+
+def qr_svg(text: str) -> bytes:
+    """A QR code of ``text`` as SVG (segno), black on white with its quiet zone."""
+    import segno
+
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", scale=8, border=4, dark="#000",
+                                     light="#fff", xmldecl=False, svgns=True)
+    return out.getvalue()
 
 
 async def _json(request: Request) -> Any:

@@ -277,6 +277,10 @@ def emulate(args: argparse.Namespace) -> int:
     from ..club.box import join as join_club  # --club URL --table N: a club night
 
     club_box = join_club(referee, events, say=display.note)
+    if club_box is None:  # [table] confirm_result: a game's end accepted
+        from ..round_end import house_round_end
+
+        house_round_end(referee)
     try:
         code = run_emulator(referee, events, display, each_pass=keep_journal)
     finally:

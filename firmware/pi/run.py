@@ -214,6 +214,10 @@ def run(config: Config) -> int:
         from ..club.box import join as join_club  # --club URL --table N: a club night
 
         club_box = join_club(referee, events)
+        if club_box is None:  # [table] confirm_result: a game's end accepted
+            from ..round_end import house_round_end
+
+            house_round_end(referee)
         notifier.ready()
         # The loop passes at least every `poll` seconds even when idle, and
         # pings on each pass: keep that well inside half the watchdog timeout.

@@ -48,6 +48,10 @@ function byName(a, b) {
 function stateOf(t) {
   // [words, kind]: kind "ok", "done", "warn" (amber) or "alert" (red)
   if (t.ended) return ["ended by the director", "warn"];
+  if (t.verdict && t.verdict.verdict === "disputed") {
+    return ["disputed by " + t.verdict.by + ": see the director", "alert"];
+  }
+  if (t.verdict) return ["done: " + t.verdict.by + " accepted", "done"];
   if (t.done || (board.final !== null && board.final !== undefined)) return ["done", "done"];
   if (t.state === "offline") return ["box offline", "alert"];
   if (t.state === "silent") {
@@ -214,11 +218,14 @@ function build() {
   }
   if (!final) standings();
   // The corrections: a plain audit list, the latest first.
+  // A result disputed at its table is listed there too, until a correction settles it.
   const corrections = (board.corrections || []).slice().reverse();
-  if (corrections.length) {
+  const disputes = (board.disputes || []).map(d => el("li", d.corrected ? null : "dispute",
+    d.when.slice(11, 16) + " " + d.what));
+  if (corrections.length || disputes.length) {
     const first = pages.length;
-    columnPages(stage, "audit", "Corrections", corrections.map(c => el("li", null,
-      c.when.slice(11, 16) + " " + c.what + " (" + c.who + ": " + c.reason + ")")), 1,
+    columnPages(stage, "audit", "Corrections", disputes.concat(corrections.map(c => el("li", null,
+      c.when.slice(11, 16) + " " + c.what + " (" + c.who + ": " + c.reason + ")"))), 1,
     () => { const list = el("ol", "list audit"); return [list, list]; });
     const wrapper = el("section");  // #audit: the list's anchor (display: contents)
     wrapper.id = "audit";
