@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
+from support.club_kit import replayed
 
 from euchre_core import SEATS, Team
 from firmware.app import Referee
@@ -100,11 +101,11 @@ def test_an_assignment_starts_the_round_and_every_line_arrives(
                      "trick N", "undo", "trick W"]:
             assert table.call(lambda r, line=line: r.enter(parse(line)) if line != "undo"
                               else r.undo()) is None
-        wait_for(lambda: len(director.tables[(1, 1)].lines) == 2 + 8, "every line at the director")
+        kept = table.call(lambda r: r.store.lines(r.game_id))
+        assert len(kept) == 2 + 8
+        wait_for(lambda: replayed(director, 1, 1, kept), "every line at the director, replayed")
         game = director.game_of(1, 1)
         assert game is not None and game.hands_played == 0 and game.hand.tricks_of(Team.EW) == 4
-        assert director.tables[(1, 1)].lines == table.call(
-            lambda r: r.store.lines(r.game_id))
         wait_for(lambda: table.box.state.acked.get(table.referee.game_id) == 9, "the ack")
         board = director.board()
         assert board["tables"][0]["online"] and board["tables"][0]["hand"] == 1
@@ -152,7 +153,7 @@ def test_an_outage_is_caught_up_from_the_journal(
         title, lines = table.call(lambda r: r.notice)
         assert title == "Round 1 over" and lines[0].startswith("NS ")
         broker.start()
-        wait_for(lambda: director.tables[(1, 1)].lines == kept, "caught up", timeout=60)
+        wait_for(lambda: replayed(director, 1, 1, kept), "caught up", timeout=60)
     finally:
         table.close()
         broker.stop()

@@ -55,6 +55,18 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 15.0) ->
         time.sleep(0.01)
 
 
+def replayed(director: Director, round_number: int, table: int, lines: list[str]) -> bool:
+    """Whether the director holds exactly ``lines`` for the table, replayed.
+
+    Read under the director's lock: it keeps a table's lines and then replays
+    them (TableRound.lines, then .replayed, .done...), both under the lock, so
+    lines seen without it may not be replayed yet."""
+    with director.lock:
+        table_round = director.tables.get((round_number, table))
+        return (table_round is not None and table_round.lines == lines
+                and table_round.replayed is not None)
+
+
 class Box:
     """A referee on its main loop in a thread, joined to the club (as ``club box``)."""
 
