@@ -43,7 +43,7 @@ from ..app import Referee
 from ..fonts import screen_name_problem
 from ..journal import JournalError, games_of
 from ..logcheck import LogCheck
-from ..stats import kept_logs, stats_json_lines, stats_lines, stats_of
+from ..stats import BoxStats, kept_logs, stats_json_lines, stats_lines
 from ..summary import summary_json, summary_text
 from .protocol import (
     CANCEL,
@@ -659,7 +659,12 @@ class RefereeProtocol(LineProtocol):
             self.error("stats: expected 'stats' or 'stats json'")
             return
         logs = self.call(lambda referee: kept_logs(referee.store))
-        stats = stats_of(logs)  # replayed here, on the link's thread
+        # replayed here, on the link's thread; a long replay says it is under way
+        with self.working(self._tag, f"replaying the kept games: 0 of {len(logs)}") as working:
+            stats = BoxStats()
+            for done, (label, text) in enumerate(logs, 1):
+                stats.add_log(label, text)
+                working.say(f"replaying the kept games: {done} of {len(logs)}")
         if args == "json":
             self.framed(stats_json_lines(stats), "stats json")
         else:

@@ -273,3 +273,40 @@ def test_the_stats_page_shows_every_player_whole() -> None:
     assert "".join(lines).replace(" ", "") == "".join(wrapped).replace(" ", "")
     assert all(line in drawn for line in wrapped)
     assert stats_page(stats_of([])) == ("No game kept yet",)
+
+
+def test_a_long_stats_says_it_is_working(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replaying many kept games takes a while on a Pi Zero: the request is
+    answered with progress lines first (so the laptop waits), then its frame.
+    The replay is held until the test has seen a progress line (a barrier)."""
+    import threading
+
+    from support.serial_kit import TIMEOUT
+
+    from firmware.stats import BoxStats
+
+    state_dir = tmp_path / "state"
+    store = Store(state_dir)
+    for lines in KEPT:
+        store.new_game(lines)
+    store.close()
+    seen = threading.Event()
+    original = BoxStats.add_log
+
+    def held(self: BoxStats, label: str, text: str) -> None:
+        assert seen.wait(TIMEOUT)
+        original(self, label, text)
+
+    monkeypatch.setattr(BoxStats, "add_log", held)
+    device = Device(state_dir, working_every=0.05)
+    host = Host(device.path)
+    try:
+        host.write(b"@s1 stats\r\n")
+        assert host.line() == "@s1 working replaying the kept games: 0 of 2"
+        seen.set()
+        answer = host.answer()
+        assert answer[0].startswith("@s1 ok begin ") and answer[1] == "2 games replayed"
+    finally:
+        seen.set()
+        host.close()
+        device.close()
