@@ -195,6 +195,12 @@ def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _season(args: argparse.Namespace) -> int:
+    from .season import run
+
+    return run(args.nights, args.out)
+
+
 def _broker_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--broker", required=True, metavar="URL",
                         help="the MQTT broker, mqtt://HOST[:PORT] (default port 1883)")
@@ -310,6 +316,16 @@ def register(commands: Any) -> None:
     export.add_argument("--director", required=True, metavar="URL")
     export.add_argument("--out", required=True, metavar="DIR")
     export.set_defaults(run=_export)
+    season = sub.add_parser(
+        "season", help="a season's standings and players' statistics, replayed from its nights",
+        description="Open each night's director state directory (club serve --state-dir), "
+        "replay every table's journal with the engine and its correction records, and write "
+        "the season: season.csv, players.csv (statistics, best partner) and a page per player "
+        "(players/index.html) into --out.")
+    season.add_argument("--nights", nargs="+", required=True, metavar="DIR",
+                        help="the nights' state directories, in order")
+    season.add_argument("--out", required=True, metavar="DIR")
+    season.set_defaults(run=_season)
     box = sub.add_parser("box", help="one headless emulated box (for rehearsals and tests)")
     _broker_options(box)
     box.add_argument("--table", type=int, required=True, metavar="N")
