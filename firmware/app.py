@@ -592,7 +592,12 @@ class Referee:
             self._save_flow()
         elif action.kind == "name":
             assert state.seat is not None
-            self._choose_setup(Players(((Seat.from_str(state.seat), action.value),)), "setup-names")
+            seat = Seat.from_str(state.seat)
+            names = {seat: action.value}
+            for other, name in self.config.names.items():
+                if name == action.value and other is not seat:  # a swap of two players
+                    names[other] = self.config.names[seat]
+            self._choose_setup(Players(tuple(names.items())), "setup-names")
         elif action.kind == "rules":
             self._choose_setup(SetRules(RULE_PROFILES[action.value]), "setup")
         elif action.kind == "start-score":  # the set-up menu's game from a score

@@ -256,8 +256,10 @@ def build_step(game: Game, state: FlowState, layout: Layout = "seats",
     words; the cursor layout adds a last option that opens the help pages)."""
     step = _build_step(game, state, layout, setup)
     if layout == "cursor" and step.options:
-        help_option = Option(HELP_OPTION, Action("page", value="help"))
-        step = step._replace(options=(*step.options, help_option))
+        options = [*step.options, Option(HELP_OPTION, Action("page", value="help"))]
+        if step.name == "game":  # the set-up last: one PREV from the first choice
+            options.sort(key=lambda option: option.label == SETUP_OPTION)
+        step = step._replace(options=tuple(options))
     return step
 
 
@@ -404,13 +406,17 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
                     doing="in the set-up menu")
     if state.mode == "setup-name" and state.seat is not None:
         seat = Seat.from_str(state.seat)
-        names = [name for name in setup.kept_names if name not in setup.names.values()]
-        options = [Option(name, Action("name", value=name), MENU_KEYS[index])
-                   for index, name in enumerate(names[:len(MENU_KEYS)])]
+        # The players seated elsewhere first (a swap: the names move with them),
+        # then the names the box has kept that nobody has now.
+        labels = [(f"{setup.names[other]} (swap)", setup.names[other])
+                  for other in SEATS if other is not seat]
+        labels += [(name, name) for name in setup.kept_names if name not in setup.names.values()]
+        options = [Option(text, Action("name", value=name), MENU_KEYS[index])
+                   for index, (text, name) in enumerate(labels[:len(MENU_KEYS)])]
         back = Action("mode", value="setup-names")
         if layout == "cursor":  # (the seats layout's OK does it)
             options.append(Option(f"Keep {setup.names[seat]}", back))
-        return Step("setup-name", f"{seat}: who sits here?", tuple(options), ok=back,
+        return Step("setup-name", f"Who sits at {seat}?", tuple(options), ok=back,
                     menu=True, ok_words=f"keep {setup.names[seat]}",
                     instead=_pick(layout, "tap the button by a name; " + done, done),
                     doing="in the set-up menu")

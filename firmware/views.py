@@ -15,7 +15,7 @@ from typing import Any, Final
 from euchre_core import SEATS, Game, Phase, Rules, Seat, Team
 from euchre_core.game import HandResult
 
-from .buttons import PAGES, Layout, help_lines
+from .buttons import ALONE, PAGES, PREV, Layout, help_lines, label
 from .flow import FlowState, Option, Step, bidding_words, menu_page
 from .summary import (
     describe_result,
@@ -113,7 +113,10 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
                     trump=str(hand.trump) if made else None, **base)
     in_game = game.phase is Phase.IN_GAME
     prompt = now_step.question
-    if now_step.name == "game" and layout == "seats":
+    if now_step.name == "game" and game.phase is Phase.SETUP:  # a fresh box: say the set-up
+        prompt = (f"Who deals first?\n{label(PREV)} for names, rules" if layout == "cursor"
+                  else f"Tap the first dealer\n{label(ALONE)}: names, rules")
+    elif now_step.name == "game" and layout == "seats":
         prompt += " Tap a seat."
     selected = ""
     if state.seat is not None and hand.maker is None:

@@ -196,7 +196,7 @@ def status_lines(view: View) -> list[str]:
                 parts.append(view.last_hand)
             second = "  │  ".join(parts)
     if view.kind == "table":
-        third = view.prompt
+        third = view.prompt.replace("\n", " · ")  # the panel's lines, on one
         if view.choices:
             third += "  " + " · ".join(("▸" if index == view.cursor else "") + choice.label
                                        for index, choice in enumerate(view.choices))

@@ -1,5 +1,7 @@
 """Random button sequences, both layouts: the referee never raises, every frame
-renders, and after every press the journal replays to exactly its game."""
+renders, and after every press the journal replays to exactly its game (or,
+while a new game confirmed after a win waits for its first entry, to the
+finished game, with the new game's line kept in its flow)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from support.app_kit import FakeClock, press
 from euchre_core import Rules, replay, write_log
 from firmware.app import Referee
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
+from firmware.flow import FlowState
 from firmware.journal import Store
 
 # The journal commits with fsync; a RAM-backed directory keeps 1000s of presses fast.
@@ -44,7 +47,16 @@ def play(layout: str, rules: Rules, buttons: list[str], weights_seed: int) -> No
             referee.refresh()  # the real renderer (firmware.screens.render): every view draws
             result = replay(referee.store.journal_text(referee.game_id))
             assert result.error is None, f"after {name}: {result.error}"
-            assert write_log(result.game) == write_log(referee.game), f"after {name}"
+            staged = FlowState.loads(referee.store.flow(referee.game_id)).staged
+            if staged is None:
+                assert write_log(result.game) == write_log(referee.game), f"after {name}"
+                continue
+            # A new game confirmed after a win: the journal holds the finished game
+            # and its flow the new game's line, stored with its first real entry.
+            assert result.game.winner is not None and referee.staged == staged, f"after {name}"
+            setup = [entry.line() for entry in referee.game.entries[:referee.base_entries]]
+            shown = replay("\n".join(["euchre-log 1", *setup, staged])).game
+            assert write_log(shown) == write_log(referee.game), f"after {name}"
         referee.store.close()
 
 

@@ -461,7 +461,7 @@ def test_set_up_players_and_rules_with_the_buttons(tmp_path: Path, factory: Any)
         t.tap("N")  # players
         t.taps("W W")  # West is on the second page: shown, then who sits West?
         view = referee.view()
-        assert view.title == "W: who sits here?"
+        assert view.title == "Who sits at W?"
         assert "Anna" not in [c.label for c in view.choices]  # already seated
         t.tap("OK")  # keep Anna
         t.tap("SPADES")  # "Done" is on the names' second page: shown first

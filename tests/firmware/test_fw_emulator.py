@@ -348,7 +348,7 @@ def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
     )
     try:
         child.expect_exact("┌─ OLED 128x64 ─")
-        child.expect_exact("» New game: who deals first?")
+        child.expect_exact("» Tap the first dealer · ALONE: names, rules")
         steps = [
             ("n", "Hand 1: Ragnar deals, Sigríður leads"),
             ("H", "Round 1 · ♥ up"),
@@ -395,7 +395,7 @@ def test_fw_emulate_sigterm_restores_the_terminal(tmp_path: Path) -> None:
     )
     try:
         child.expect_exact("\x1b[?1049h\x1b[?25l")  # alternate screen, cursor hidden
-        child.expect_exact("» New game: who deals first?")
+        child.expect_exact("» Tap the first dealer · ALONE: names, rules")
         child.send("n")
         child.expect_exact("Hand 1: Ragnar deals")
         child.kill(signal.SIGTERM)
@@ -463,7 +463,8 @@ def test_fw_emulate_under_tmux(tmp_path: Path) -> None:
                    check=True, env=env, timeout=TIMEOUT)
     try:
         shown = wait_for("q or Ctrl-C quit")
-        assert "┌─ OLED 128x64 ─" in shown and "» New game: who deals first?" in shown
+        assert "┌─ OLED 128x64 ─" in shown
+        assert "» Tap the first dealer · ALONE: names, rules" in shown
         assert "█" in shown and "▀" in shown  # the frame, in half blocks
         for key in ["n", "H", "s", "H", "Enter", "s", "s", "n", "s", "e"]:
             subprocess.run([*tmux, "send-keys", "-t", "emu", key], check=True, env=env,

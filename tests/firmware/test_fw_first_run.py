@@ -78,7 +78,7 @@ def test_first_run_without_the_distributions_fonts(installed: Path, tmp_path: Pa
                           timeout=60, encoding="utf-8")
     try:
         child.expect_exact("┌─ OLED 128x64 ─")  # the first frame, drawn with the shipped fonts
-        child.expect_exact("» New game: who deals first?")
+        child.expect_exact("» Tap the first dealer · ALONE: names, rules")
         child.send("q")
         child.expect(pexpect.EOF)
     finally:

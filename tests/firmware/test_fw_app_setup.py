@@ -1,0 +1,155 @@
+"""The set-up menu is found and does what a table needs (issue 23, "the set-up
+menu nobody finds"): the first screen of a fresh box says how to set the
+players and the rules, in both layouts, and following it opens the menu; a
+seat's row offers the players seated elsewhere (a swap: the names move with
+the players) and the names the box has kept, never nothing; the journal
+records the names as the ``players`` line it always has.
+
+Driven as the table drives it: gpiozero's mock pins through the ButtonBank,
+on a fake clock.  Default names: N=Ragnar E=Sigríður S=South W=Anna.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+from support.app_kit import FakeClock, PinTapper, assert_replays, journal_lines
+
+import drivers
+from euchre_core import SEATS, Seat
+from firmware.app import Referee
+from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
+from firmware.journal import Store
+from firmware.screens import draw
+
+
+class Table:
+    """A referee on gpiozero mock pins; ``taps("ALONE N")`` are fingers on buttons."""
+
+    def __init__(self, tmp_path: Path, factory: Any, layout: str) -> None:
+        self.clock = FakeClock()
+        pins = dict(CURSOR_PINS if layout == "cursor" else DEFAULT_PINS)
+        self.config = Config(state_dir=tmp_path, layout=layout,  # type: ignore[arg-type]
+                             pins=pins)
+        self.events: queue.Queue[Any] = queue.Queue()
+        self.bank = drivers.ButtonBank(pins, self.events, bounce_time=self.config.bounce_s,
+                                       hold_time=self.config.hold_s, pin_factory=factory,
+                                       clock=self.clock)
+        self.tapper = PinTapper(factory, pins, self.clock, self.events,
+                                bounce_s=self.config.bounce_s)
+        self.referee = Referee(self.config, Store(tmp_path), renderer=lambda view: view,
+                               clock=self.clock, is_pressed=self.bank.is_pressed)
+
+    def taps(self, text: str) -> None:
+        for name in text.split():
+            self.clock.advance(1.0)
+            self.tapper.tap_and_handle(self.referee, name)
+
+    def shown(self) -> tuple[str, ...]:
+        """The texts the frame drew now (each whole: a cut one fails)."""
+        drawn = draw(self.referee.view())
+        assert drawn.cut == (), drawn.cut
+        return drawn.texts
+
+    def pick(self, label: str) -> None:
+        """Press what the screen shows for ``label`` (seats: the button beside
+        it, turning a long menu's page first; cursor: the arrows, then OK)."""
+        for _ in range(12):
+            view = self.referee.view()
+            labels = [choice.label for choice in view.choices]
+            if label in labels:
+                if self.config.layout == "cursor":
+                    if view.cursor == labels.index(label):
+                        self.taps("OK")
+                        return
+                    self.taps("NEXT")
+                    continue
+                self.taps(view.choices[labels.index(label)].key)
+                return
+            self.taps("ALONE" if self.config.layout == "seats" else "NEXT")
+        raise AssertionError(f"{label!r} never shown; shown: {labels}")
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[Any]:
+    factory = MockFactory()
+    made: list[Table] = []
+
+    def make(layout: str = "seats") -> Table:
+        made.append(Table(tmp_path, factory, layout))
+        return made[-1]
+
+    yield make
+    for each in made:
+        each.bank.close()
+        each.referee.store.close()
+    factory.reset()
+    factory.close()
+
+
+@pytest.mark.parametrize(("layout", "said", "follow"), [
+    ("seats", "ALONE: names, rules", "ALONE"),
+    ("cursor", "< for names, rules", "PREV OK"),
+])
+def test_a_fresh_box_says_how_to_set_the_players_and_the_rules(
+        table: Any, layout: str, said: str, follow: str) -> None:
+    t = table(layout)
+    assert said in t.shown()  # on the first screen, whole
+    t.taps(follow)
+    view = t.referee.view()
+    assert (view.kind, view.title) == ("menu", "Set up the next game")
+    assert any(label.startswith("Players: ") for label in (c.label for c in view.choices))
+
+
+@pytest.mark.parametrize("layout", ["seats", "cursor"])
+def test_every_seat_row_offers_the_others_and_a_swap_moves_the_names(
+        table: Any, layout: str) -> None:
+    t = table(layout)
+    t.taps("ALONE" if layout == "seats" else "PREV OK")
+    t.pick("Players: Ragnar, Sigríður, South, Anna")
+    for seat in SEATS:  # every seat's row: the three seated elsewhere, to swap with
+        t.pick(f"{seat}: {t.referee.config.names[seat]}")
+        view = t.referee.view()
+        assert view.title == f"Who sits at {seat}?"
+        others = [t.referee.config.names[other] for other in SEATS if other is not seat]
+        assert [c.label for c in view.choices][:3] == [f"{name} (swap)" for name in others]
+        assert "(nothing to choose)" not in t.shown()
+        if layout == "seats":
+            t.taps("OK")  # keep who sits there
+        else:
+            t.pick(f"Keep {t.referee.config.names[seat]}")
+        assert t.referee.step().name == "setup-names"
+    t.pick("W: Anna")
+    t.pick("Ragnar (swap)")  # Ragnar moves to W, Anna to N
+    names = t.referee.config.names
+    assert (names[Seat.N], names[Seat.W]) == ("Anna", "Ragnar")
+    # Recorded as names always are: the next games' setting and the game's players line.
+    line = "players N=Anna E=Sigríður S=South W=Ragnar"
+    assert t.referee.store.settings()["players"] == line
+    assert journal_lines(t.referee)[-1] == line
+    t.pick("N: Anna")  # and back: the names move with the players again
+    t.pick("Ragnar (swap)")
+    assert journal_lines(t.referee)[-1] == "players N=Ragnar E=Sigríður S=South W=Anna"
+    t.pick("Done")
+    t.pick("Done")
+    t.taps("W" if layout == "seats" else "OK")  # the first dealer: the game starts
+    assert t.referee.game.names[Seat.W] == "Anna"
+    assert_replays(t.referee)
+
+
+def test_a_kept_name_is_offered_after_the_swaps(table: Any) -> None:
+    t = table()
+    t.referee.set_next_names({Seat.S: "Zoë"})  # (South went home; Zoë sat down)
+    t.taps("ALONE")
+    t.pick("Players: Ragnar, Sigríður, Zoë, Anna")
+    t.pick("S: Zoë")
+    labels = [c.label for c in t.referee.view().choices]
+    assert labels == ["Ragnar (swap)", "Sigríður (swap)", "Anna (swap)", "South"]
+    t.pick("South")  # South is back: a kept name, no swap
+    assert t.referee.config.names[Seat.S] == "South"
+    assert journal_lines(t.referee)[-1] == "players N=Ragnar E=Sigríður S=South W=Anna"
