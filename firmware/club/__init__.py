@@ -93,6 +93,11 @@ def _round(args: argparse.Namespace) -> int:
         print(f"  table {table['table']}: N {p['N']}, S {p['S']} v E {p['E']}, W {p['W']}")
     if assignment["byes"]:
         print(f"  bye: {', '.join(assignment['byes'])}")
+    if assignment.get("ends") is not None:  # a timed round
+        import time
+
+        print(f"  time is called at {time.strftime('%H:%M:%S', time.localtime(assignment['ends']))}"
+              f" ({assignment['format']['minutes']:g} minutes)")
     return EXIT_OK
 
 

@@ -479,8 +479,12 @@ def test_a_timed_round_ends_by_time_on_real_processes(tmp_path: Path,
     night = Night(mosquitto.url, tmp_path, tables=1, event="clock", pace=0.1).start()
     try:
         night.register(4)
-        assignment = night.post("/rounds", {"hands": 24, "minutes": 0.1})
-        assert assignment["format"] == {"hands": 24, "minutes": 0.1}
+        started = club("round", "--director", night.url, "--state-dir",
+                       str(tmp_path / "director"), "--hands", "24", "--minutes", "0.1")
+        assert started.returncode == 0, started.stderr
+        assert re.search(r"^  time is called at \d\d:\d\d:\d\d \(0\.1 minutes\)$",
+                         started.stdout, re.M), started.stdout
+        assert night.board()["format"] == "24 hands or 0.1 minutes"
         night.wait(lambda: night.round_done(1), 120, "the round ends by time")
         assert night.board()["clock"]["words"] == "time called"
         game_id = round_games(night.box_dir(1))[1]
