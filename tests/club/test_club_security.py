@@ -464,6 +464,11 @@ def test_the_attack_script_changes_nothing(tmp_path: Path) -> None:
                   "the director stayed on", "401 the organiser's token is wrong",
                   "415 send JSON", "403 a request from http://evil.example"):
         assert words in result.stdout, words
+    # The broker closed the attacker once per oversized entry: its client did not
+    # send the entry again at each reconnect (paho resends an unacknowledged QoS 1
+    # message), which had it closed again every second and rarely seen back on.
+    log = (tmp_path / "broker" / "mosquitto.log").read_text()
+    assert log.count("disconnected due to oversize packet") == 2, log
 
 
 def test_a_box_joins_with_the_login_in_its_config(tmp_path: Path) -> None:

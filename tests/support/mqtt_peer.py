@@ -5,6 +5,7 @@ answered, and keeps what it receives in a queue."""
 from __future__ import annotations
 
 import queue
+import threading
 from typing import Any
 
 from firmware.club.auth import BrokerLogin
@@ -13,10 +14,15 @@ from firmware.club.auth import BrokerLogin
 class Peer:
     """A paho client: connected (or refused: ``result`` says how), its messages in a queue.
 
-    ``subscribe`` is subscribed on connect, and waited for (its SUBACK)."""
+    ``subscribe`` is subscribed on connect, and waited for (its SUBACK).
+    ``dropped`` is set when the connection ends.  With ``reconnect=False`` a
+    dropped client stays off: paho would otherwise reconnect and send its
+    unacknowledged QoS 1 messages again, so a message the broker closes the
+    connection for (one over ``max_packet_size``) would have it closed again
+    at every reconnect, the client back on for a moment each second."""
 
     def __init__(self, port: int, who: BrokerLogin | None = None, client_id: str = "",
-                 subscribe: str | None = None) -> None:
+                 subscribe: str | None = None, reconnect: bool = True) -> None:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
 
@@ -24,7 +30,9 @@ class Peer:
         self.messages: queue.Queue[tuple[str, bytes]] = queue.Queue()
         self.subscribed: queue.Queue[list[Any]] = queue.Queue()
         self.disconnects = 0
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
+        self.dropped = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                                  reconnect_on_failure=reconnect)
         if who is not None:
             self.client.username_pw_set(who.username, who.password)
 
@@ -36,6 +44,7 @@ class Peer:
 
         def disconnected(*args: Any) -> None:
             self.disconnects += 1
+            self.dropped.set()
 
         self.client.on_connect = connected
         self.client.on_disconnect = disconnected
