@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Final
 
 EXTRA_OF_MODULE: Final = {
+    "networkx": "club",
     "starlette": "club",
     "sse_starlette": "club",
     "uvicorn": "club",
