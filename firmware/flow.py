@@ -28,6 +28,7 @@ offered, and a direct button the engine refuses gets the engine's reason.
 from __future__ import annotations
 
 import json
+from itertools import zip_longest
 from typing import Any, Final, Literal, NamedTuple
 
 from euchre_core import SEATS, Game, Rules, Seat, Suit, parse_event
@@ -651,12 +652,33 @@ def likeliest_winners(game: Game) -> list[Seat]:
     return sorted(clockwise(maker), key=lambda seat: order.index(_role(seat, maker)))
 
 
+CLAIMS_AFTER: Final = 3
+"""After this many tricks (when a table that claims the rest usually does) the
+cursor layout's trick list offers each count of the claim as a choice of its
+own, the makers taking the rest first: under the winners, or, once the makers
+have made their three tricks (the outcome settled but for the march), one
+press away, amid the winners.  Measured by bench/presses.py: the makers take
+the rest in over half the claims there, and the third likeliest winner of a
+fourth trick the makers lead after three is rare."""
+
+
 def _trick_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     hand = game.hand
     winners = {entry.seat for entry in legal if isinstance(entry, Trick)}
     # The cursor starts on the likeliest; the next two are one press away.
     ranked = [Option(f"{game.name(seat)} won", Action("entry", Trick(seat)), str(seat))
               for seat in likeliest_winners(game) if seat in winners]
+    if layout == "cursor" and len(hand.tricks) == CLAIMS_AFTER:
+        counts = sorted((entry for entry in legal if isinstance(entry, Tricks)),
+                        key=lambda entry: -entry.count)
+        claims = [Option(f"Claim: makers took {entry.count}", Action("entry", entry))
+                  for entry in counts]
+        assert hand.maker is not None
+        if hand.tricks_of(hand.maker.team) < 3:
+            ranked += claims
+        else:  # settled: the claims interleaved with all but the likeliest winner
+            ranked = [*ranked[:1], *(option for pair in zip_longest(claims, ranked[1:])
+                                     for option in pair if option is not None)]
     ranked.append(Option("Claim: makers took…", Action("mode", value="claim"), "OK"))
     ranked.append(Option("Renege…", Action("mode", value="renege"), "ALONE"))
     options, start = around(ranked)
