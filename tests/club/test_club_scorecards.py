@@ -133,3 +133,30 @@ def test_the_phone_page_lists_everyone_and_shows_a_card(tmp_path: Path) -> None:
                         "return img.complete && img.naturalWidth", "the QR code") > 0
         assert driver.execute_script(
             "return document.getElementById('scan').getAttribute('href')") == "/cards"
+
+
+@needs_browser
+def test_a_result_disputed_at_its_table_is_shown_on_the_page(tmp_path: Path) -> None:
+    """The box's verdict line (firmware/round_end.py) on the projector's page:
+    the table's card in red and the dispute at the head of the audit list."""
+    from firmware.club.protocol import EntryMessage, entries_topic
+
+    director = night(tmp_path)
+    table = director.tables[(3, 2)]  # round 3, table 2: done (tests/support/club_room.py)
+    assert table.done and table.box is not None and table.game is not None
+    director.receive(entries_topic(director.event, 2), EntryMessage(
+        2, table.box, 3, table.game, len(table.lines), "# result disputed by EW").encode())
+    (dispute,) = director.board()["disputes"]
+    score = director.tables[(3, 2)].score
+    assert dispute["what"] == (f"round 3, table 2: NS {score[SEATS[0].team]} EW "
+                               f"{score[SEATS[1].team]} disputed by EW at the table; the "
+                               "organiser decides (club correct result)")
+    with served(director) as url, browser() as driver:
+        driver.get(url + "/?page=0")
+        shown = wait_for(driver, "const s = document.querySelector("
+                         "'.table[data-table=\"2\"] .state'); return s && "
+                         "[s.textContent, s.className, "
+                         "[...document.querySelectorAll('#audit li.dispute')]"
+                         ".map(li => li.textContent)]", "the tables' cards")
+    assert shown[0] == "disputed by EW: see the director" and "alert" in shown[1]
+    assert [text[6:] for text in shown[2]] == [dispute["what"]]
