@@ -10,7 +10,9 @@ winners' card.  With the seats layout a seat button of that side accepts;
 OK asks "dispute?", and OK again disputes.  With the cursor layout PREV/NEXT
 move between "accept" and "dispute" and OK picks.  UNDO goes back into the
 game as always (the table fixes its own slip; the result is then asked for
-again when the round ends again).
+again when the round ends again).  A notice already on the screen (time
+called, a tied round's extra hand) stays until a press, which then shows the
+question.
 
 The answer is a comment line in the game's journal (:func:`verdict_line`,
 ``# result accepted by EW`` or ``# result disputed by EW``): durable (the
