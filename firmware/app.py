@@ -387,6 +387,8 @@ class Referee:
         setup = None
         if self.state.mode.startswith("setup"):
             setup = Setup(dict(self.config.names), self.config.rules, self.kept_names())
+        elif self.state.mode == "new-game":  # its confirmation names the new game's players
+            setup = Setup(dict(self.config.names), self.config.rules)
         return build_step(self.game, self.state, self.config.layout, setup)
 
     def handle(self, event: ButtonEvent | Job) -> None:
@@ -579,8 +581,8 @@ class Referee:
         elif action.kind == "mode":
             self.state = FlowState(mode=action.value)
             self._save_flow()
-        elif action.kind == "new-game":
-            self.state = FlowState(mode="new-game", seat=action.value or None)
+        elif action.kind == "new-game":  # a random dealer is drawn now: the confirmation names it
+            self.state = FlowState(mode="new-game", seat=action.value or str(self._random_seat()))
             self._save_flow()
         elif action.kind == "page":
             self._open_page(action.value)
@@ -840,7 +842,9 @@ class Referee:
             message=message, message_is_error=self.message_is_error, flags=self.flags,
             notice=self.notice, page=self.page, page_at=self.page_at,
             browsing=now < self.browse_until, stats_lines=self.stats_lines,
-            result=self.result if self._showing_result(now) else None)
+            result=self.result if self._showing_result(now) else None,
+            other_names=(*self.config.names.values(),
+                         *(self.kept_names() if self.state.mode == "setup-name" else ())))
 
     def attach_inputs(self, *, indicators: Indicators | None,
                       is_pressed: Callable[[str], bool] | None) -> None:

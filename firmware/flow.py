@@ -102,6 +102,9 @@ class Step(NamedTuple):
     tricks are entered")."""
     start: int = 0
     """The likeliest option: where the cursor starts."""
+    details: tuple[str, ...] = ()
+    """What a confirmation would do, a line each (the new game's seats and
+    players, who deals), shown whole on a screen of its own."""
 
     def cursor_index(self, cursor: int | None) -> int:
         """The option under the cursor: ``cursor`` (a :attr:`FlowState.cursor`;
@@ -144,7 +147,7 @@ MODES: Final = ("", "claim", "renege", "no-defend", "new-game", "setup", "setup-
 
 HELP_OPTION: Final = "Help, rules, hands…"
 """The cursor layout's last option at every step: the help pages."""
-SETUP_OPTION: Final = "Set up players, rules…"
+SETUP_OPTION: Final = "Names and rules…"
 """The game step's option that opens the set-up menu."""
 
 
@@ -227,9 +230,11 @@ def _seat(text: str | None) -> Seat | None:
     return None if text is None else Seat.from_str(text)
 
 
-def bidding_words(game: Game) -> str:
-    """The bidding as it stands, when the table enters it: ``Round 2 · ♥ turned
-    down · passed: Anna, Ragnar`` ("" before any upcard or pass)."""
+def bidding_words(game: Game, passes: bool = True) -> str:
+    """The bidding as it stands, when the table enters it: ``Round 2 · not ♥ ·
+    2 passed`` ("" before any upcard or pass); ``passes``: with the passes
+    of this round (counted: they go in turn from the dealer's left, and the
+    prompt names whose turn it is)."""
     hand = game.hand
     if game.expected_kind != "bid" or (hand.upcard_suit is None and not hand.passes):
         return ""
@@ -237,13 +242,10 @@ def bidding_words(game: Game) -> str:
     parts = [f"Round {number}"]
     if hand.upcard_suit is not None:
         symbol = hand.upcard_suit.symbol
-        parts.append(f"{symbol} turned down" if number == 2 else f"{symbol} up")
-    passed, seat = [], hand.dealer.left
-    for _ in range(hand.passes - (4 if number == 2 else 0)):
-        passed.append(game.name(seat))
-        seat = seat.left
-    if passed:
-        parts.append("passed: " + ", ".join(passed))
+        parts.append(f"not {symbol}" if number == 2 else f"{symbol} up")
+    passed = hand.passes - (4 if number == 2 else 0)
+    if passed and passes:
+        parts.append(f"{passed} passed")
     return " · ".join(parts)
 
 
@@ -270,7 +272,7 @@ def _build_step(game: Game, state: FlowState, layout: Layout, setup: Setup | Non
         return _setup_step(state, layout, setup)
     legal = game.legal_entries()
     if kind == "game":
-        return _game_step(game, state, layout)
+        return _game_step(game, state, layout, setup)
     if kind == "bid":
         if state.mode == "misdeal" and Misdeal() in legal:
             return _misdeal_step(game, layout)
@@ -290,7 +292,9 @@ def _build_step(game: Game, state: FlowState, layout: Layout, setup: Setup | Non
                 doing="while the cards are entered over the serial link")
 
 
-def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
+def _game_step(game: Game, state: FlowState, layout: Layout, coming: Setup | None) -> Step:
+    """The first dealer; after a win a new game, and its confirmation
+    (naming the players of ``coming``, the games to come, when given)."""
     setup = Option(SETUP_OPTION, Action("mode", value="setup"), "ALONE")
     if game.winner is None:
         options = [Option("Random dealer", Action("random"), "OK")]
@@ -306,8 +310,8 @@ def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
                           "choose the first dealer, or set up players and rules"),
             doing="before the first deal")
     if state.mode != "new-game":
-        options = [Option("New game: random dealer", Action("new-game"), "OK")]
-        options += [Option(f"New game: {game.name(seat)} deals",
+        options = [Option("Random dealer", Action("new-game"), "OK")]
+        options += [Option(f"{game.name(seat)} deals",
                            Action("new-game", value=str(seat)), str(seat)) for seat in SEATS]
         return Step(
             "game", "New game: who deals first?", (*options, setup), ok=Action("new-game"),
@@ -317,14 +321,19 @@ def _game_step(game: Game, state: FlowState, layout: Layout) -> Step:
                           "choose a new game, or UNDO to take back the last entry"),
             doing="after the win")
     dealer = _seat(state.seat)
+    names = coming.names if coming is not None else game.names
     if dealer is None:
         start, words = Action("random"), "new game, random dealer"
     else:
-        start, words = Action("entry", NewGame(dealer)), f"new game, {game.name(dealer)} deals"
-    options = [Option(words[0].upper() + words[1:], start, "OK"),
-               Option("Back to the last game", Action("mode", value=""), "UNDO")]
+        start, words = Action("entry", NewGame(dealer)), f"new game, {names[dealer]} deals"
+    options = [Option("Start the game", start, "OK"),
+               Option("Back to last game", Action("mode", value=""), "UNDO")]
+    details = tuple(f"{seat} {names[seat]}" + (" deals" if seat is dealer else "")
+                    for seat in SEATS)
+    if layout == "seats":  # (the cursor layout's choice says it)
+        details += ("OK: start, UNDO: back",)
     return Step(
-        "new-game", "Start a new game?", tuple(options), ok=start, ok_words=words,
+        "new-game", "New game?", tuple(options), ok=start, ok_words=words, details=details,
         instead=_pick(layout, "OK to start it, a seat to change the dealer, UNDO to go back",
                       "choose to start it, or go back"),
         doing="while a new game waits for OK")
@@ -431,14 +440,13 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
                     instead=_pick(layout, "tap the button by a profile; " + done, done),
                     doing="in the set-up menu",
                     start=names.index(current) if current in names else 0)
-    players = ", ".join(setup.names[seat] for seat in SEATS)
     options = [
-        Option(f"Players: {players}", Action("mode", value="setup-names"), "N"),
-        Option(f"Rules: {profile_name(setup.rules)}", Action("mode", value="setup-rules"), "E"),
+        Option("Players…", Action("mode", value="setup-names"), "N"),
+        Option("House rules…", Action("mode", value="setup-rules"), "E"),
         Option("Done", Action("mode", value=""), "S"),
         Option("From a score…", Action("mode", value="setup-score"), "W"),
     ]
-    return Step("setup", "Set up the next game", tuple(options), ok=Action("mode", value=""),
+    return Step("setup", "Set up a game", tuple(options), ok=Action("mode", value=""),
                 menu=True, ok_words="done", doing="in the set-up menu",
                 instead=_pick(layout, "tap the button by players or rules; " + done, done))
 
@@ -487,8 +495,8 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
         start = 1 if len(suits) > 2 else 0  # amid the suits: none is likelier
         if layout == "cursor":  # a suit is the call: with partner, or alone
             ranked = [
-                Option(f"{name}: {suit.symbol} {suit.word}" if not alone
-                       else f"{name}: {suit.symbol} alone", Action("confirm", call))
+                Option(f"{name}: {suit.symbol}" + (" alone" if alone else ""),
+                       Action("confirm", call))
                 for alone in (False, True) for suit in _likeliest_suits(hand.upcard_suit, suits)
                 if game.check(call := bid_entry(game, seat, suit, alone)) is None
             ]
@@ -498,16 +506,15 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             options = list(calls)
         else:
             options = [
-                Option(f"{name}: {suit.symbol} {suit.word}", Action("suit", value=suit.value),
+                Option(f"{name}: {suit.symbol}", Action("suit", value=suit.value),
                        BUTTON_BY_SUIT[suit])
                 for suit in Suit if suit in suits
             ]
         passing = Pass(seat) in legal
         if passing and layout != "cursor":
             options.append(Option(f"{name} passes", Action("entry", Pass(seat)), "OK"))
-        alone_word = " alone" if state.alone else ""
-        return Step(
-            "trump", f"{name}{alone_word}: which trump?", tuple(options),
+        return Step(  # (the line above the prompt says who, and alone)
+            "trump", "Which trump?", tuple(options),
             ok=Action("entry", Pass(seat)) if passing else None,
             ok_words=f"{name} passes" if passing else "",
             instead=_pick(layout, "tap a suit, ALONE to go alone, UNDO for another seat",
@@ -518,12 +525,12 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
     for alone in (False, True):
         entry = bid_entry(game, seat, suit, alone)
         if game.check(entry) is None:
-            label = f"{name} {suit.symbol}" + (" alone" if alone else " with partner")
+            label = f"{name}: {suit.symbol}" + (" alone" if alone else "")
             options.append(Option(label, Action("confirm", entry), "OK" if alone == state.alone
                                   else "ALONE"))
     alone_text = " alone" if state.alone else ""
     return Step(
-        "confirm", f"{name} makes {suit.symbol}{alone_text}. OK?", tuple(options),
+        "confirm", "Is that the call?", tuple(options),  # (OK's words say it)
         ok=Action("confirm", bid_entry(game, seat, suit, state.alone)),
         ok_words=f"{name} makes {suit.symbol}{alone_text}",
         instead=_pick(layout, "OK to confirm, ALONE to toggle alone, UNDO to start again",
@@ -608,12 +615,12 @@ def _defend_step(game: Game, defend: list[Defend], layout: Layout) -> Step:
     assert maker is not None
     ranked = [Option("No one: play on", Action("mode", value="no-defend"), "OK")]
     ranked += [
-        Option(f"{game.name(entry.seat)} defends alone", Action("entry", entry), str(entry.seat))
+        Option(f"{game.name(entry.seat)} defends", Action("entry", entry), str(entry.seat))
         for entry in defend
     ]
     options, start = around(ranked)  # each defender one press away
-    return Step("defend", f"{game.name(maker)} is alone. Defend alone?", options, start=start,
-                ok=Action("mode", value="no-defend"), ok_words="no one defends alone",
+    return Step("defend", "Defend alone?", options, start=start,
+                ok=Action("mode", value="no-defend"), ok_words="no one defends",
                 instead=_pick(layout, "tap the lone defender's seat, or OK: no one",
                               "choose the lone defender, or no one"),
                 doing="while a lone defender may be named")
@@ -671,7 +678,7 @@ def _trick_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     if layout == "cursor" and len(hand.tricks) == CLAIMS_AFTER:
         counts = sorted((entry for entry in legal if isinstance(entry, Tricks)),
                         key=lambda entry: -entry.count)
-        claims = [Option(f"Claim: makers took {entry.count}", Action("entry", entry))
+        claims = [Option(f"Makers took {entry.count}", Action("entry", entry))  # as the menu
                   for entry in counts]
         assert hand.maker is not None
         if hand.tricks_of(hand.maker.team) < 3:
@@ -712,7 +719,7 @@ def _renege_step(game: Game, legal: list[Entry], layout: Layout) -> Step:
     return Step("renege", "Renege: who?", options,
                 instead=_pick(layout, "tap the seat that reneged, or UNDO to go back",
                               "choose who reneged"),
-                doing="while a renege is entered")
+                doing="now")  # ("OK does nothing now": one line, the lead line kept)
 
 
 def menu_page(count: int, cursor: int) -> range:

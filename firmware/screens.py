@@ -16,12 +16,17 @@ every seat; ``hw/README.md`` has every element's height on each panel).
 What the table must read is shown whole: a message (a refusal) is
 word-wrapped, taking the whole screen if it must (:func:`message_lines`);
 the prompt and what OK does are wrapped whole (:func:`talk_lines`); text
-pages are paged, never cut (:func:`pages`).  Names and state lines are
-fitted to their room (cut with "…"), so nothing can overflow.
+pages are paged, never cut (:func:`pages`).  A player's name is the one
+thing that may be shortened: when a frame does not fit whole, :func:`draw`
+draws it again with every name on it abbreviated the same way by
+:func:`short_name` (``Þórhild.``), to the longest that fits.  A text that
+still does not fit is cut with "…" (so nothing can overflow) and said in
+:attr:`Drawn.cut`; the tests walk every screen of the flow and allow none.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import lru_cache
@@ -36,8 +41,8 @@ from .view import MENU_ROWS, Choice, View, suit_symbol, suit_word
 __all__ = [
     "HEIGHT", "HOUSE_MARK", "MESSAGE_ROWS", "WIDTH", "Drawn", "cap_height", "cap_offset", "draw",
     "fit", "key_label",
-    "menu_window", "message_lines", "page_lines", "pages", "render", "talk_lines", "wrap",
-    "wrap_lines",
+    "menu_window", "message_lines", "page_lines", "pages", "render", "short_name", "short_names",
+    "talk_lines", "wrap", "wrap_lines",
 ]
 
 WIDTH: Final = 128
@@ -80,7 +85,9 @@ def cap_height(font: Font) -> int:
 # --------------------------------------------------------------------------- text fitting
 
 
+@lru_cache(maxsize=4096)
 def _width(font: Font, text: str) -> float:
+    """``text``'s advance in ``font``, px (kept: a frame measures the same texts again)."""
     return font.getlength(text)
 
 
@@ -171,6 +178,64 @@ def _with_ellipsis(text: str, font: Font, width: float) -> str:
     while text and _width(font, text.rstrip() + ELLIPSIS) > width:
         text = text[:-1]
     return text.rstrip() + ELLIPSIS
+
+
+ABBREVIATION: Final = "."
+"""Ends a shortened name (``Þórhild.``): never "…", which marks a cut text."""
+
+
+def short_name(name: str, limit: int) -> str:
+    """``name`` in at most ``limit`` characters: whole when it is that short,
+    else its first ``limit - 1`` characters and ".": ``Þórhild.`` for
+    ``Þórhildur`` at 8.  The one way a name is shortened on the screen."""
+    if len(name) <= limit:
+        return name
+    return name[:max(limit - 1, 1)].rstrip() + ABBREVIATION
+
+
+def short_names(names: tuple[str, ...], limit: int) -> dict[str, str]:
+    """Each of ``names`` shortened by :func:`short_name` to ``limit``, or as
+    much longer as it takes to tell it from the others (``Christop.`` and
+    ``Christin.``, not ``Chris.`` twice)."""
+    distinct = tuple(dict.fromkeys(names))
+    out = {}
+    for name in distinct:
+        room = limit
+        while room < len(name) and any(
+                short_name(name, room) == short_name(other, room)
+                for other in distinct if other != name):
+            room += 1
+        out[name] = short_name(name, room)
+    return out
+
+
+_NAME_LIMITS: Final = (24, 20, 16, 14, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3)
+"""The lengths :func:`draw` tries for the names of a frame that does not fit whole."""
+
+
+def _with_short_names(view: View, limit: int) -> View:
+    """``view`` with every player's name in every text abbreviated to ``limit``
+    characters (:func:`short_names`): the same name the same way all over it."""
+    names = short_names(view.names, limit)
+    longer = sorted((name for name, short in names.items() if short != name), key=len,
+                    reverse=True)
+    if not longer:
+        return view
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, longer)) + r")(?!\w)")
+
+    def shorten(text: str) -> str:
+        return pattern.sub(lambda match: names[match.group(0)], text)
+
+    def maybe(text: str | None) -> str | None:
+        return None if text is None else shorten(text)
+
+    return view._replace(
+        dealer=maybe(view.dealer), leader=maybe(view.leader), maker=maybe(view.maker),
+        lone_defender=maybe(view.lone_defender), prompt=shorten(view.prompt),
+        title=shorten(view.title), lines=tuple(map(shorten, view.lines)),
+        choices=tuple(choice._replace(label=shorten(choice.label)) for choice in view.choices),
+        message=maybe(view.message), ok_hint=shorten(view.ok_hint),
+        bidding=shorten(view.bidding), last_hand=shorten(view.last_hand))
 
 
 def key_label(key: str) -> str:
@@ -380,14 +445,31 @@ def _hand_line(canvas: _Canvas, view: View, cap_top: int) -> None:
 
 
 def _lead_line(canvas: _Canvas, view: View, cap_top: int) -> None:
-    """Who leads, and a lone defender at the right ("vs Þórhildur")."""
+    """Who leads, and a lone defender at the right ("vs Þórhildur"; a lone
+    defender who leads: "Lead Þórhildur (alone)")."""
     small = canvas.fonts.small
-    lead = fit(f"Lead {view.leader or '-'}", small, WIDTH - 1)
+    leads_alone = view.lone_defender is not None and view.lone_defender == view.leader
+    lead = fit(f"Lead {view.leader or '-'}" + (" (alone)" if leads_alone else ""), small,
+               WIDTH - 1)
     canvas.text(0, cap_top, lead)
-    if view.lone_defender:
+    if view.lone_defender and not leads_alone:
         room = WIDTH - _width(small, lead) - _CHAR_W - _width(small, "vs ")
         name = fit(view.lone_defender, small, max(room, 2 * _CHAR_W))
         canvas.text_right(WIDTH, cap_top, "vs " + name)
+
+
+def _parts_lines(text: str, font: Font, width: float, max_lines: int) -> list[str]:
+    """``text`` (parts joined by " · ") in lines that break between its parts
+    where they can (``Round 2 · not ♠`` / ``2 passed``), a part too long for
+    a line word-wrapped; at most ``max_lines`` (:func:`wrap`'s "…" past them)."""
+    lines: list[str] = []
+    for part in text.split(" · "):
+        joined = f"{lines[-1]} · {part}" if lines else part
+        if lines and _width(font, joined) <= width:
+            lines[-1] = joined
+        else:
+            lines += wrap(part, font, width, 99)
+    return wrap("\n".join(lines), font, width, max_lines)
 
 
 def _bidding_text(view: View) -> str:
@@ -441,17 +523,31 @@ def _table(canvas: _Canvas, view: View) -> None:
     for cap_top, line in zip(caps[state_rows:], talk):
         canvas.text(0, cap_top, line)
     if view.trump is not None:
+        if state_rows == 0:  # (the talk took every line: the state is left out)
+            _cut(f"{view.maker} {view.trump}")
+            return
         _hand_line(canvas, view, caps[0])
         if state_rows > 1:
             _lead_line(canvas, view, caps[1])
-        return
-    if state_rows == 0:
+        else:
+            _cut(f"Lead {view.leader}")
         return
     second = "select" if view.maker else ("last" if view.last_hand else "")
+    if state_rows == 0:
+        if view.bidding or second:
+            _cut(view.maker or view.bidding or view.last_hand)
+        return
     bidding_rows = state_rows - (1 if second else 0)
-    if bidding_rows == 0 and second == "last":  # one line: the bidding beats the last hand
+    bidding_known = bool(view.bidding or view.upcard)
+    if bidding_rows == 0 and second == "last" and bidding_known:  # the bidding beats the last hand
         bidding_rows, second = 1, ""
-    bidding = wrap(_bidding_text(view), small, WIDTH - 1, bidding_rows) if bidding_rows else []
+        _cut(view.last_hand)
+    elif bidding_rows == 0 and bidding_known and second != "select":
+        _cut(_bidding_text(view))  # (once a maker is picked, the call beats the bidding)
+    if second == "last" and not bidding_known:  # no bidding yet: the last hand takes the rows
+        bidding_rows = 0
+    bidding = (_parts_lines(_bidding_text(view), small, WIDTH - 1, bidding_rows)
+               if bidding_rows else [])
     for cap_top, line in zip(caps, bidding):
         canvas.text(0, cap_top, line)
     if second == "select":
@@ -471,11 +567,17 @@ def _selector(canvas: _Canvas, view: View, top: int) -> None:
     cursor = max(0, min(view.cursor, count - 1))
     canvas.draw.rectangle((0, top, WIDTH - 1, HEIGHT - 1), fill=ON)
     cap_top = top + (HEIGHT - top - _CAP_HEIGHT) // 2
-    if count > 1:
-        canvas.text(1, cap_top, "◀", fill=OFF)
-        canvas.text_right(WIDTH - 1, cap_top, "▶", fill=OFF)
-    label = fit(view.choices[cursor].label, small, WIDTH - 4 * _CHAR_W)
-    canvas.text_center(cap_top, label, fill=OFF)
+    if count > 1:  # 3x7 arrows at the ends: the label keeps 19 characters' room
+        middle = cap_top + _CAP_HEIGHT // 2
+        for dx in range(3):
+            canvas.draw.line((1 + dx, middle - dx, 1 + dx, middle + dx), fill=OFF)
+            canvas.draw.line((WIDTH - 2 - dx, middle - dx, WIDTH - 2 - dx, middle + dx), fill=OFF)
+    label = fit(view.choices[cursor].label, small, WIDTH - 2 * _ARROW_W)
+    canvas.text_center(cap_top, label, fill=OFF, left=_ARROW_W, right=WIDTH - _ARROW_W)
+
+
+_ARROW_W: Final = 5
+"""Pixels the selector's arrow (and its gap) takes at each end."""
 
 
 def _welcome(canvas: _Canvas, view: View) -> None:
@@ -534,7 +636,7 @@ def menu_window(count: int, cursor: int, rows: int = _MENU_ROWS) -> int:
 
 
 def _menu(canvas: _Canvas, view: View) -> None:
-    """Title bar (the score, trump when given, and ``6/7`` when the list
+    """Title bar (the score and trump during a hand, and ``6/7`` when the list
     scrolls and the title leaves room), four rows, the cursor's row inverted,
     each choice's button in a small box before its label, and a scroll bar on
     the right when there are more than four choices."""
@@ -542,7 +644,9 @@ def _menu(canvas: _Canvas, view: View) -> None:
     choices: tuple[Choice, ...] = view.choices
     count = len(choices)
     position = f"{min(max(view.cursor, 0), count - 1) + 1}/{count}" if count > _MENU_ROWS else ""
-    score = f"{view.score_ns}-{view.score_ew}"  # a claim keeps the score (and trump) in view
+    score = ""  # a claim keeps the score (and trump) in view; the set-up menu needs neither
+    if view.hand is not None:
+        score = f"{view.score_ns}-{view.score_ew}"
     title = view.title or "Choose"
     corner = " ".join(part for part in (suit_symbol(view.trump), score, position) if part)
     room = WIDTH - 4 - _flag_room(view) - _width(small, corner) - _CHAR_W
@@ -640,6 +744,22 @@ def _winner(canvas: _Canvas, view: View) -> None:
     top = banner_h + (room - block + 1) // 2
     for i, line in enumerate(lines):
         canvas.text_center(top + i * _PITCH, line)
+
+
+def _confirm(canvas: _Canvas, view: View) -> None:
+    """A question (``New game?``) in the bar, what it would do a line each,
+    and in the cursor layout the choice under the cursor on the bottom line.
+    Each line is one row: a line or a row too many is said cut."""
+    _title_bar(canvas, view, view.title)
+    rows = _PAGE_ROWS
+    if view.choices:
+        _selector(canvas, view, top=_SELECTOR_TOP)
+        rows -= 1
+    lines = [line for line in view.lines if line.strip()]
+    for line in lines[rows:]:
+        _cut(line)
+    for i, line in enumerate(lines[:rows]):
+        canvas.text(1, _PAGE_TOP + i * _PITCH, fit(line, canvas.fonts.small, WIDTH - 2))
 
 
 _PAGE_ROWS: Final = 5
@@ -775,6 +895,7 @@ _LAYOUTS: Final[dict[str, Callable[[_Canvas, View], None]]] = {
     "menu": _menu,
     "result": _result,
     "winner": _winner,
+    "confirm": _confirm,
     "help": _help,
     "notice": _notice,
     "rules": _rules,
@@ -800,6 +921,8 @@ class Drawn(NamedTuple):
     cut: tuple[str, ...]
     """Every text that did not fit its room, measured with the font: drawn
     cut with "…" (or, past a text's last line, left out)."""
+    view: View
+    """The view as drawn: the one given, or it with the names shortened."""
 
 
 def render(view: View, fonts: Fonts | None = None) -> Image.Image:
@@ -812,11 +935,31 @@ def render(view: View, fonts: Fonts | None = None) -> Image.Image:
 
 
 def draw(view: View, fonts: Fonts | None = None) -> Drawn:
-    """:func:`render` ``view``, saying which texts it drew and which it had to cut."""
-    layout = _LAYOUTS.get(view.kind)
-    if layout is None:
+    """:func:`render` ``view``, saying which texts it drew and which it had to cut.
+
+    A frame that does not fit whole is drawn again with the players' names
+    (``view.names``) shortened, all alike (:func:`short_names`), to the
+    longest length at which it fits; if none does, it is drawn as it is
+    (its cut texts said).
+    """
+    if view.kind not in _LAYOUTS:
         raise ValueError(f"unknown view kind {view.kind!r} (one of {', '.join(_LAYOUTS)})")
-    canvas = _Canvas(fonts or load_fonts())
+    fonts = fonts or load_fonts()
+    whole = _draw(view, fonts)
+    if not whole.cut or not view.names:
+        return whole
+    longest = max(map(len, view.names))
+    for limit in (limit for limit in _NAME_LIMITS if limit < longest):
+        shortened = _draw(_with_short_names(view, limit), fonts)
+        if not shortened.cut:
+            return shortened
+    return whole
+
+
+def _draw(view: View, fonts: Fonts) -> Drawn:
+    """:func:`draw` ``view`` as it is."""
+    layout = _LAYOUTS[view.kind]
+    canvas = _Canvas(fonts)
     cuts: list[str] = []
     token = _CUTS.set(cuts)
     try:
@@ -826,4 +969,4 @@ def draw(view: View, fonts: Fonts | None = None) -> Drawn:
             _message(canvas, view, keep_top=_kept_rows(view))
     finally:
         _CUTS.reset(token)
-    return Drawn(canvas.image, tuple(canvas.texts), tuple(cuts))
+    return Drawn(canvas.image, tuple(canvas.texts), tuple(cuts), view)

@@ -59,7 +59,7 @@ def play_on_reason(game: Game) -> str | None:
     ns, ew = game.score[Team.NS], game.score[Team.EW]
     if max(ns, ew) < rules.target:
         return None
-    return f"{ns}-{ew}: win by two, play on"
+    return "Win by two: play on"  # (the score is beside it)
 
 
 def describe_result(game: Game, result: HandResult) -> tuple[str, ...]:
@@ -98,12 +98,11 @@ def result_line(game: Game, result: HandResult) -> str:
 
 def last_hand_text(game: Game) -> str:
     """``Last hand: Anna euchred, EW +2`` until the next hand has an entry
-    (from the game, so it survives a restart); "" otherwise."""
+    (from the game, so it survives a restart); "" otherwise.  (Why play goes
+    on at the target is said on the hand's result screen and the rules page.)"""
     if not game.results or game.hand.start != len(game.entries) or game.winner is not None:
         return ""
-    text = "Last hand: " + result_line(game, game.results[-1])
-    reason = play_on_reason(game)
-    return f"{text} ({reason})" if reason else text
+    return "Last hand: " + result_line(game, game.results[-1])
 
 
 def start_words(game: Game) -> str:

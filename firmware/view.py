@@ -20,8 +20,8 @@ MENU_ROWS: Final = 4
 scrolls with the cursor, or in the seats layout turns pages
 (:func:`firmware.flow.menu_page`)."""
 
-ScreenKind = Literal["table", "menu", "result", "winner", "help", "notice", "rules", "hands",
-                     "stats"]
+ScreenKind = Literal["table", "menu", "result", "winner", "confirm", "help", "notice", "rules",
+                     "hands", "stats"]
 
 
 class Choice(NamedTuple):
@@ -44,6 +44,9 @@ class View(NamedTuple):
     - ``result``: a hand just ended: ``title`` (e.g. "Hand 4") and ``lines``
       (e.g. "Sigríður euchred", "EW +2"), over the score bar;
     - ``winner``: the game is won: ``title`` (e.g. "NS win 10-7") and ``lines``;
+    - ``confirm``: a question in ``title`` ("New game?") and what it would do,
+      a line each (the seats and their players), then what OK does or, in the
+      cursor layout, the choice under the cursor;
     - ``help``: ``title`` and ``lines``: the keys;
     - ``notice``: ``title`` and ``lines``: something the table must know (the
       journal was moved aside, the display came back...);
@@ -95,6 +98,9 @@ class View(NamedTuple):
     """The rules in force are not the standard profile (a marker on the table)."""
     lone_defender: str | None = None
     """The name of the player defending alone, when one does."""
+    names: tuple[str, ...] = ()
+    """The players' names in the texts above: the screen may shorten them, all
+    alike (:func:`firmware.screens.short_name`); nothing else is shortened."""
 
 
 def suit_symbol(letter: str | None) -> str:

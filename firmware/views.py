@@ -35,13 +35,14 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
                message: str | None, message_is_error: bool, flags: tuple[str, ...],
                notice: tuple[str, tuple[str, ...]] | None, page: str | None,
                browsing: bool, result: HandResult | None, page_at: int = 0,
-               stats_lines: tuple[str, ...] = ()) -> View:
+               other_names: tuple[str, ...] = (), stats_lines: tuple[str, ...] = ()) -> View:
     """What the screen shows: ``game`` and the flow's ``state`` in ``layout``,
     with ``step()`` the flow's step now (asked only when the table shows);
     ``message`` the message still up, ``notice`` and ``page`` what is over
     the table, ``browsing`` the seats layout's choice strip open, ``result``
     the hand just ended while its result screen is up; ``page_at`` the
-    screen of a long page or notice shown."""
+    screen of a long page or notice shown; ``other_names`` the players' names the
+    screen may show besides the game's (the games to come, the kept names)."""
     hand = game.hand
     base: dict[str, Any] = {
         "score_ns": game.score[Team.NS],
@@ -51,6 +52,7 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
         "message_is_error": message_is_error,
         "flags": flags,
         "house_rules": game.rules != Rules(),
+        "names": tuple(dict.fromkeys((*game.names.values(), *other_names))),
     }
     if notice is not None:
         return View(kind="notice", title=notice[0], lines=notice[1], cursor=page_at,
@@ -77,12 +79,17 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
     now_step = step()
     cursor = now_step.cursor_index(state.cursor)
     ok_hint = ok_words(now_step, layout, browsing, cursor)
+    if now_step.name == "new-game":  # its own screen: the game it starts, seat by seat
+        return View(kind="confirm", title=now_step.question, lines=now_step.details,
+                    choices=tuple(Choice(o.label) for o in now_step.options)
+                    if layout == "cursor" else (),
+                    cursor=cursor, ok_hint=ok_hint, **base)
     if game.phase is Phase.GAME_OVER and game.winner is not None and not now_step.menu:
         winner = game.winner
         title = f"{winner} win {game.score[winner]}-{game.score[winner.other]}"
         names = " & ".join(game.name(seat) for seat in SEATS if seat.team is winner)
         if layout == "cursor":  # the banner as in the seats layout, the way on under it
-            return View(kind="winner", title=title, lines=(names,),
+            return View(kind="winner", title=title, lines=(names, "New game: who deals?"),
                         choices=tuple(Choice(o.label) for o in now_step.options),
                         cursor=cursor, ok_hint=ok_hint, **base)
         lines: tuple[str, ...] = (names,)
@@ -137,7 +144,7 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
         choices=choices,
         cursor=cursor if choices else 0,
         ok_hint=ok_hint,
-        bidding=bidding_words(game) if in_game else "",
+        bidding=bidding_words(game, passes=state.seat is None) if in_game else "",
         last_hand=last_hand_text(game) if in_game else "",
         lone_defender=game.name(hand.lone_defender)
         if in_game and hand.lone_defender is not None else None,

@@ -50,13 +50,14 @@ NAMES = {Seat.N: "Ragnar", Seat.E: "Sigríður", Seat.S: "Anna", Seat.W: "Þórh
 
 
 @contextmanager
-def referee(layout: str = "seats", rules: Rules | None = None
-            ) -> Iterator[tuple[Referee, FakeClock]]:
-    """A fresh referee with the scenes' names, its journal in a temporary directory."""
+def referee(layout: str = "seats", rules: Rules | None = None,
+            names: dict[Seat, str] | None = None) -> Iterator[tuple[Referee, FakeClock]]:
+    """A fresh referee with the scenes' names (or ``names``), its journal in a
+    temporary directory."""
     clock = FakeClock()
     with tempfile.TemporaryDirectory() as state:
         config = Config(state_dir=Path(state), layout=layout,  # type: ignore[arg-type]
-                        names=dict(NAMES), rules=rules or Rules())
+                        names=dict(names or NAMES), rules=rules or Rules())
         app = Referee(config, Store(Path(state)), renderer=lambda view: view, clock=clock)
         try:
             yield app, clock
@@ -129,6 +130,8 @@ def seats_game() -> dict[str, Shot]:
             press(app, clock, "S", "CLUBS", "OK", "S", "S", "S", "S", "S")
         clock.advance(10)
         shots["winner"] = shot(app)
+        press(app, clock, "W")  # a new game, Þórhildur to deal: its players, to confirm
+        shots["new_game"] = shot(app)
     return shots
 
 
@@ -170,7 +173,21 @@ def long_lists() -> dict[str, Shot]:
                        "game dealer=N", "make S C", "tricks 3"])
         clock.advance(10)
         shots["winner_cursor"] = shot(app)
+        press(app, clock, "NEXT", "OK")  # Ragnar deals the new game: its players, to confirm
+        shots["new_game_cursor"] = shot(app)
     return shots
+
+
+LONG_NAMES = {Seat.N: "Aðalsteinunn", Seat.E: "Christopher", Seat.S: "Bartholomew",
+              Seat.W: "Guðmundsdótt"}
+
+
+def long_names() -> dict[str, Shot]:
+    """Names of 11 and 12 letters with a lone defender: the lead line is tight,
+    so every name on the screen is shortened alike (``Guðmund.``)."""
+    with referee(rules=Rules(defend_alone=True), names=LONG_NAMES) as (app, clock):
+        press(app, clock, "N", "S", "DIAMONDS", "ALONE", "OK", "W")  # S alone, W defends
+        return {"long_names": shot(app)}
 
 
 def from_a_score() -> dict[str, Shot]:
@@ -202,7 +219,7 @@ def journal_moved_aside() -> dict[str, Shot]:
     return {"journal_moved_aside": moved}
 
 
-SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, long_lists,
+SCENES: tuple[Scene, ...] = (seats_game, house_rules_game, cursor_game, long_lists, long_names,
                              from_a_score, journal_moved_aside)
 
 

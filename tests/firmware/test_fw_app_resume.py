@@ -94,7 +94,7 @@ def test_cursor_selection_survives_a_restart(tmp_path: Path) -> None:
         referee.press(name)
     clock.advance(60)
     before = referee.view()
-    assert before.choices[before.cursor].label == "South: ♦ diamonds"
+    assert before.choices[before.cursor].label == "South: ♦"
     referee = restart(referee, clock)
     assert referee.view() == before
     referee.press("OK")

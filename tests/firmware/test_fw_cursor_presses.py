@@ -180,7 +180,7 @@ def test_after_three_tricks_each_count_is_a_choice_and_the_rest_near_once_made(
     assert away(referee, Action("entry", Tricks(3))) == 3
     assert away(referee, Action("mode", value="claim")) == 4  # the claim menu too
     labels = [option.label for option in referee.step().options]
-    assert "Claim: makers took 5" in labels
+    assert "Makers took 5" in labels
     while under_cursor(referee).action.entry != Tricks(5):
         referee.press(NEXT)
     referee.press(OK)

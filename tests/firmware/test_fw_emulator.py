@@ -352,8 +352,8 @@ def test_fw_emulate_in_a_pseudo_terminal(tmp_path: Path) -> None:
         steps = [
             ("n", "Hand 1: Ragnar deals, Sigríður leads"),
             ("H", "Round 1 · ♥ up"),
-            ("s", "» South: which trump?"),
-            ("H", "» South makes ♥. OK?"),
+            ("s", "» Which trump?"),
+            ("H", "» Is that the call?"),
             ("\r", "» Trick 1: who won?"),
             ("s", "» Trick 2: who won?"),
             ("s", "» Trick 3: who won?"),

@@ -45,6 +45,7 @@ from firmware.screens import (
     HEIGHT,
     MESSAGE_ROWS,
     WIDTH,
+    draw,
     fit,
     key_label,
     menu_window,
@@ -138,7 +139,11 @@ def test_golden_files_are_exactly_the_scenes() -> None:
 def test_scenes_cover_every_screen_the_table_needs() -> None:
     views = SCENE_VIEWS
     assert {view.kind for view in views.values()} == {
-        "table", "menu", "result", "winner", "help", "notice", "rules", "hands"}
+        "table", "menu", "result", "winner", "confirm", "help", "notice", "rules", "hands"}
+    for name in ("new_game", "new_game_cursor"):  # the new game's players, to confirm
+        assert views[name].kind == "confirm" and len(views[name].lines) >= 4
+    shortened = draw(views["long_names"])  # names shortened alike, nothing cut
+    assert shortened.cut == () and shortened.view.dealer != views["long_names"].dealer
     assert views["welcome"].hand is None
     assert views["refused"].message == "Þórhildur sits out: Sigríður went alone"
     assert views["refused"].message_is_error
@@ -287,8 +292,9 @@ def test_every_message_and_prompt_is_shown_whole(tmp_path_factory: pytest.TempPa
     taps = [rng.choice([*BUTTONS, "HELP", "OK", "OK"]) for _ in range(150)]
     fonts = load_fonts()
     for view in _play(names, layout, taps, rules, tmp_path_factory.mktemp("game")):
-        if view.message:
-            _assert_whole(view.message, message_lines(view.message, fonts), MESSAGE_ROWS)
+        if view.message:  # (as drawn: a long name in it may be shortened, nothing else)
+            message = draw(view).view.message or ""
+            _assert_whole(message, message_lines(message, fonts), MESSAGE_ROWS)
         if view.kind == "table" and max(map(len, names)) <= 20:
             # (a 40-character name takes two lines by itself: its prompts get cut)
             rows = 3 if view.choices or view.hand is None else 4

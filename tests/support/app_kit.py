@@ -149,18 +149,18 @@ SEATS_JOURNAL: list[str] = [
 ]
 
 # A whole game in the cursor layout, dealer W, to NS 10-5, as the labels chosen
-# (a suit is the call: "X: ♠ spades" with partner, "X: ♠ alone").
+# (a suit is the call: "X: ♠" with partner, "X: ♠ alone").
 CURSOR_GAME: list[str] = [
     "Anna deals",
     "Upcard ♥", "Ragnar", "Ragnar passes", "Sigríður", "Sigríður: ♥ alone", *["Sigríður won"] * 5,
-    "South", "South: ♠ spades", "South won",
+    "South", "South: ♠", "South won",
     "Claim: makers took…", "Makers took 5",
-    "Upcard ♣", "South", "South passes", "Anna", "Anna passes", "Ragnar", "Ragnar: ♣ clubs",
+    "Upcard ♣", "South", "South passes", "Anna", "Anna passes", "Ragnar", "Ragnar: ♣",
     "Anna won", "Renege…", "Sigríður reneged",
     "Anna", "Anna: ♦ alone", "Anna won", "Anna won", "Anna won",
     "Ragnar won", "Anna won",
     "Ragnar", "Ragnar: ♥ alone", *["Ragnar won"] * 5,
-    "Sigríður", "Sigríður: ♠ spades", "Ragnar won", "South won",
+    "Sigríður", "Sigríður: ♠", "Ragnar won", "South won",
     "Ragnar won", "Claim: makers took…", "Makers took 0",
 ]
 

@@ -23,13 +23,13 @@ HAND_BUILT: Final[dict[str, View]] = {
     ),
     "table_bidding": View(
         kind="table", score_ns=3, score_ew=4, hand=5, dealer="Ragnar", leader="Sigríður",
-        upcard="H", maker="Anna", alone=True, prompt="Anna alone: which trump?",
+        upcard="H", maker="Anna", alone=True, prompt="Which trump?",
         ok_hint="OK: Anna passes", bidding="Round 1 · ♥ up",
     ),
     "table_round_2": View(
         kind="table", score_ns=3, score_ew=4, hand=5, dealer="Ragnar", leader="Sigríður",
         upcard="H", prompt="Ragnar to bid", ok_hint="OK: Ragnar passes",
-        bidding="Round 2 · passed: Sigríður, Anna, Þórhildur · ♥ turned down",
+        bidding="Round 2 · not ♥ · 3 passed",
     ),
     "table_last_hand": View(
         kind="table", score_ns=3, score_ew=6, hand=6, dealer="Anna", leader="Þórhildur",
