@@ -102,8 +102,8 @@ def test_a_fresh_box_says_how_to_set_the_players_and_the_rules(
     assert said in t.shown()  # on the first screen, whole
     t.taps(follow)
     view = t.referee.view()
-    assert (view.kind, view.title) == ("menu", "Set up the next game")
-    assert any(label.startswith("Players: ") for label in (c.label for c in view.choices))
+    assert (view.kind, view.title) == ("menu", "Set up a game")
+    assert "Players…" in [c.label for c in view.choices]
 
 
 @pytest.mark.parametrize("layout", ["seats", "cursor"])
@@ -111,7 +111,7 @@ def test_every_seat_row_offers_the_others_and_a_swap_moves_the_names(
         table: Any, layout: str) -> None:
     t = table(layout)
     t.taps("ALONE" if layout == "seats" else "PREV OK")
-    t.pick("Players: Ragnar, Sigríður, South, Anna")
+    t.pick("Players…")
     for seat in SEATS:  # every seat's row: the three seated elsewhere, to swap with
         t.pick(f"{seat}: {t.referee.config.names[seat]}")
         view = t.referee.view()
@@ -146,7 +146,7 @@ def test_a_kept_name_is_offered_after_the_swaps(table: Any) -> None:
     t = table()
     t.referee.set_next_names({Seat.S: "Zoë"})  # (South went home; Zoë sat down)
     t.taps("ALONE")
-    t.pick("Players: Ragnar, Sigríður, Zoë, Anna")
+    t.pick("Players…")
     t.pick("S: Zoë")
     labels = [c.label for c in t.referee.view().choices]
     assert labels == ["Ragnar (swap)", "Sigríður (swap)", "Anna (swap)", "South"]
