@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
+import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -83,12 +85,19 @@ def test_the_exports_and_the_qr_code(tmp_path: Path) -> None:
     director = night(tmp_path)
     cards = director.scorecards()
     with served(director) as url:
-        rows = list(csv.DictReader(io.StringIO(get(url + "/scorecards.csv").decode())))
+        csv_bytes = get(url + "/scorecards.csv")
+        rows = list(csv.DictReader(io.StringIO(csv_bytes.decode())))
         printable = get(url + "/scorecards.html").decode()
         request = urllib.request.Request(url + "/qr.svg", headers={"Host": "laptop.local:8080"})
         with urllib.request.urlopen(request, timeout=30) as answer:
             assert answer.headers["Content-Type"] == "image/svg+xml"
             svg = answer.read()
+        exported = subprocess.run(
+            [sys.executable, "-m", "firmware", "club", "export", "--director", url, "--out",
+             str(tmp_path / "export")], capture_output=True, text=True, timeout=60)
+        assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "export" / "scorecards.csv").read_bytes() == csv_bytes
+    assert (tmp_path / "export" / "scorecards.html").read_text(encoding="utf-8") == printable
     assert len(rows) == sum(len(card["rows"]) for card in cards)
     for card in cards:  # each player's last row carries their points
         mine = [r for r in rows if r["player"] == card["name"]]
