@@ -7,7 +7,7 @@ Every entry is flushed twice before its frame: SQLite's commit (WAL,
 ``synchronous=FULL``) and then the record of acknowledged lines
 (``journal.acks``).  Two parts:
 
-1. **count**: one whole game (``SEATS_GAME``, 74 presses) on
+1. **count**: one whole game (``SEATS_GAME``, 75 presses) on
    ``latency_bench.py``'s table (``euchre-referee run``'s wiring, mock pins,
    the panel on a socket pair) under ``strace -f -y -e
    trace=fsync,fdatasync,getppid``; the bench calls ``os.getppid()`` before

@@ -11,7 +11,7 @@
     with the default config: the recommended SSD1309 on luma's ``spi``, whose
     ``spidev`` and ``RPi.GPIO`` are a stand-in that keeps each write with the
     DC pin's level (the time taken is when the frame's last write returned).
-    Whole games of ``SEATS_GAME`` (the tests' seats-layout game, 74
+    Whole games of ``SEATS_GAME`` (the tests' seats-layout game, 75
     presses), the next one started from the winner screen by W then OK, so
     every game is the same (checked: each
     game's journal lines, and the panel's RAM replayed from the bytes against
@@ -59,7 +59,7 @@ import plain  # noqa: E402
 
 plain.packages()
 
-from support.app_kit import SEATS_GAME, SEATS_JOURNAL  # noqa: E402  (74 presses, to NS 10-3)
+from support.app_kit import SEATS_GAME, SEATS_JOURNAL  # noqa: E402  (75 presses, to NS 10-3)
 
 from euchre_core import Team  # noqa: E402
 from firmware.app import Referee  # noqa: E402
@@ -441,7 +441,7 @@ def press_rows(label: str, figure: dict[str, Any]) -> list[tuple[str, str, str, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4, help="games of 74 presses for (a)")
+    parser.add_argument("--games", type=int, default=4, help="games of 75 presses for (a)")
     parser.add_argument("--starts", type=int, default=5, help="process starts for (b)")
     parser.add_argument("--here", action="store_true",
                         help="measure in this interpreter, not in a plain install")
