@@ -381,9 +381,8 @@ def _start_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
     )
     return Step("setup-score", "From a score", options, ok=start, menu=True,
                 ok_words=f"start at {words}", doing="in the set-up menu",
-                instead=_pick(layout, "N or E adds a point to NS or EW (after the target's "
-                              "last, back to 0), W picks the next dealer, OK starts the game, "
-                              "UNDO goes back",
+                instead=_pick(layout, "N or E adds a point (back to 0 after the last), "
+                              "W: next dealer, OK starts, UNDO: back",
                               "choose a side to add a point, the dealer, or start"))
 
 
@@ -482,7 +481,8 @@ def _bid_step(game: Game, state: FlowState, legal: list[Entry], layout: Layout) 
             ok_words=f"{game.name(turn)} passes" if ok else "",
             instead=_pick(layout, f"{said}tap the maker's seat{upcard}",
                           f"{said}choose the maker{upcard}"),
-            doing="before the maker is picked", start=start)
+            doing="now" if stuck else "before the maker is picked",  # (stuck: the bidding kept)
+            start=start)
     name = game.name(seat)
     if state.suit is None:
         suits: list[Suit] = []

@@ -146,6 +146,25 @@ def test_the_starting_score_goes_back_to_0_after_the_target_s_last_point() -> No
     assert FlowState.loads('{"mode": "setup-score", "start": "play N AS"}') == FlowState()
 
 
+def test_a_button_that_does_nothing_on_the_from_a_score_page_says_what_does_whole(
+        table: Any) -> None:
+    """The refusal names what each button does there, wrapped whole into the
+    message box (its words once took seven lines: the last ones cut)."""
+    t = table()
+    open_setup(t)
+    t.pick("From a score…")
+    for button in ("ALONE", "SPADES", "HEARTS", "DIAMONDS", "CLUBS"):
+        t.taps(button)
+        view = t.referee.view()
+        assert view.message is not None and view.message.endswith(
+            ": N or E adds a point (back to 0 after the last), W: next dealer, OK starts, "
+            "UNDO: back"), view.message
+        assert draw(view).cut == ()
+        assert t.referee.step().name == "setup-score"  # and nothing changed
+    t.pick("NS points: 0")  # the advice followed: a point for NS
+    assert t.referee.step().ok_words == "start at NS 1, EW 0, Ragnar deals"
+
+
 def test_a_starting_score_at_the_target_is_refused_on_the_screen(table: Any) -> None:
     t = table()
     assert t.referee.enter(NewGame(Seat.W, 10, 3)) is not None

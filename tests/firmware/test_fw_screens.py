@@ -315,6 +315,25 @@ def test_a_refusal_naming_two_long_names_is_shown_whole() -> None:
     assert len(lines) == 6  # it takes the whole screen
 
 
+@pytest.mark.parametrize("names", [("Ragnar", "Sigríður", "South", "Anna"), (LONG_NAME,) * 4])
+def test_the_stuck_dealers_table_and_refusal_are_drawn_whole(
+        tmp_path: Path, names: tuple[str, ...]) -> None:
+    """Seven passes: the dealer must name a suit.  The table keeps its bidding
+    line under the prompt and what OK does, and OK's refusal is whole (a
+    40-character name shortened): its words once pushed the bidding off,
+    and with it a frame no name's length could fit."""
+    views = _play(list(names), "seats", ["N", *["OK"] * 7], Rules(), tmp_path)
+    table = draw(views[-1])
+    assert table.view.prompt.endswith(" must name a suit") and table.cut == ()
+    assert "Round 2 · 3 passed" in table.texts
+    refused = draw(_play(list(names), "seats", ["N", *["OK"] * 8], Rules(),
+                         tmp_path / "again")[-1])
+    assert refused.cut == () and refused.view.message is not None
+    assert refused.view.message.startswith("OK does nothing now: stick the dealer: ")
+    _assert_whole(refused.view.message, message_lines(refused.view.message, load_fonts()),
+                  MESSAGE_ROWS)
+
+
 def test_pages_keep_every_word_and_items_together() -> None:
     fonts = load_fonts()
     view = HAND_BUILT["hands_page_2"]
