@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from support.broker import Mosquitto, needs_mosquitto
+from support.club_kit import replayed
 from test_club_box import Table, parse, wait_for
 
 from euchre_core import Seat, Team
@@ -56,11 +57,7 @@ def test_a_tied_round_asks_for_one_more_hand_that_decides_it(
         title, lines = table.call(lambda r: r.notice)
         assert (title, lines[0]) == ("Round 1 over", "NS 1  EW 1: EW took the extra hand.")
         kept = table.call(lambda r: r.store.lines(r.game_id))
-        def replayed() -> bool:  # under the director's lock: lines kept and replayed
-            with director.lock:
-                return director.tables[(1, 1)].lines == kept and director.tables[(1, 1)].done
-
-        wait_for(replayed, "every line at the director, replayed")
+        wait_for(lambda: replayed(director, 1, 1, kept), "every line at the director, replayed")
         table_round = director.tables[(1, 1)]
         assert table_round.done and table_round.winner is Team.EW
         assert table_round.score == {Team.NS: 1, Team.EW: 1}
