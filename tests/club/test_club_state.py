@@ -31,7 +31,10 @@ club.json runs more."""
 
 @pytest.fixture(scope="module")
 def night(tmp_path_factory: pytest.TempPathFactory, mosquitto: Mosquitto) -> Iterator[ClubFlips]:
-    yield ClubFlips(mosquitto.url, tmp_path_factory.mktemp("club-flips")).prepare()
+    # An event of its own: the session's broker keeps the retained assignments of a
+    # night set up before (this fixture again, when the module's tests run apart).
+    workdir = tmp_path_factory.mktemp("club-flips")
+    yield ClubFlips(mosquitto.url, workdir, event=workdir.name).prepare()
 
 
 @needs_mosquitto
