@@ -21,7 +21,7 @@ def test_the_terminal_going_away_ends_the_emulator_cleanly(tmp_path: Path) -> No
                f"{shlex.quote(str(state))} 2>{shlex.quote(str(errors))}")
     child = pexpect.spawn("sh", ["-c", command], cwd=str(ROOT), timeout=30,
                           env=dict(os.environ, PYTHONPATH=str(ROOT)), dimensions=(45, 140))
-    child.expect("New game")
+    child.expect("Tap the first dealer")  # a fresh box's first screen
     child.send("n")  # North deals first: one entry in the journal
     child.expect("Ragnar")
     os.close(child.child_fd)  # the pane is closed: hang-up, then EIO on the terminal

@@ -83,6 +83,9 @@ def test_the_kept_game_is_shown_entries_refused_and_kept_once_writable(
     keep = journal_keeper(referee, clock=clock, say=lambda text: None)
     assert referee.view().title == "Journal read-only"  # said over the game, first
     assert referee.notices() == [f"journal writes failing: {READ_ONLY}"]  # status says it
+    assert referee.page_screens() == 2  # (its title and four lines: two screens, each seen)
+    referee.press("OK")
+    assert referee.view().kind == "notice" and referee.view().cursor == 1  # its second screen
     referee.press("OK")  # dismisses the notice
     view = referee.view()
     assert view.kind == "table" and view.dealer == "Ragnar"  # the kept game

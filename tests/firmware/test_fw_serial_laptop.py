@@ -215,7 +215,7 @@ def test_emulator_pty_link(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         child.expect("serial link on (/dev/pts/[0-9]+)")
         slave = child.match.group(1)
         assert os.readlink(link) == slave
-        child.expect("New game")
+        child.expect("Tap the first dealer")  # a fresh box's first screen
         threading.Thread(target=drain, daemon=True).start()
         child.send("w")  # the W key: West deals first
         wait_for(lambda: '"dealer": "W"' in cli(capsys, "status", "--port", str(link),
