@@ -118,7 +118,7 @@ def test_emulate_on_a_read_only_card_shows_the_kept_game_and_refuses_entries(
     state = mount / "state"
     lines = a_kept_game(state)
     set_read_only(True)
-    done = _emulate(state, b"xeH\r")  # dismiss the notice; East makes hearts: OK
+    done = _emulate(state, b"xxeH\r")  # the notice's two screens; East makes hearts: OK
     assert done.returncode == 0, done.stderr
     err = done.stderr.decode().splitlines()
     assert err[0].startswith("euchre-referee: journal read-only: the card is read-only")
