@@ -5,22 +5,20 @@ a broker restart or an outage is caught up (firmware/club/box.py)."""
 from __future__ import annotations
 
 import queue
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from support.broker import Mosquitto, needs_mosquitto
 from support.club_kit import replayed
+from support.club_table import Table
 
 from euchre_core import SEATS, Team
 from firmware.app import Referee
-from firmware.club.box import ClubBox
 from firmware.club.director import Director
 from firmware.club.mqtt import close_client, open_client
-from firmware.club.protocol import QOS, RoundFormat, parse_broker_url
+from firmware.club.protocol import RoundFormat, parse_broker_url
 from firmware.club.simulate import AutoPlayer
 from firmware.config import Config
 from firmware.journal import Store
@@ -34,55 +32,6 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not within {timeout} s")
         time.sleep(0.05)
-
-
-class Table:
-    """A referee on its main loop in a thread, joined to the club."""
-
-    def __init__(self, state_dir: Path, broker: str, table: int, event: str) -> None:
-        self.events: queue.Queue[Any] = queue.Queue()
-        self.store = Store(state_dir)
-        self.referee = Referee(Config(state_dir=state_dir), self.store,
-                               renderer=lambda view: view)
-        self.box = ClubBox(self.referee, self.events, broker=broker, table=table, event=event,
-                           resend_s=1.0).start()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(
-            target=self.referee.run, args=(self.events,),
-            kwargs={"stop": self.stopping.is_set, "poll": 0.05}, daemon=True)
-        self.thread.start()
-
-    def call(self, fn: Callable[[Referee], Any]) -> Any:
-        done: queue.Queue[Any] = queue.Queue()
-        self.events.put(lambda referee: done.put(fn(referee)))
-        return done.get(timeout=20)
-
-    def close(self) -> None:
-        self.stopping.set()
-        self.thread.join(10)
-        self.box.close()
-        self.store.close()
-
-
-@pytest.fixture
-def director_on(tmp_path: Path) -> Iterator[Callable[[str, str], Director]]:
-    clients: list[Any] = []
-
-    def start(url: str, event: str) -> Director:
-        holder: list[Any] = []
-        director = Director(tmp_path / "director", event=event,
-                            publish=lambda t, p, r: holder[0].publish(t, p, qos=QOS, retain=r))
-        client = open_client(parse_broker_url(url), f"director-{event}",
-                             on_message=director.receive, subscriptions=[f"euchre/{event}/#"])
-        holder.append(client)
-        clients.append(client)
-        for name in ["Anna", "Bo", "Cy", "Dee"]:
-            director.register(name)
-        return director
-
-    yield start
-    for client in clients:
-        close_client(client)
 
 
 def test_an_assignment_starts_the_round_and_every_line_arrives(

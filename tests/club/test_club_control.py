@@ -11,22 +11,19 @@ import random
 import re
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
 from support.club_kit import replayed
+from support.club_table import Table
 
 from euchre_core import SEATS, Game, Team, replay
-from euchre_core.events import Entry, Players, SetRules, parse_event
-from firmware.app import Referee
-from firmware.club.box import ClubBox
+from euchre_core.events import Players, SetRules
 from firmware.club.control import FORCED_RULE, ahead
 from firmware.club.director import Director, DirectorError
 from firmware.club.mqtt import close_client, open_client
@@ -39,7 +36,6 @@ from firmware.club.protocol import (
     parse_broker_url,
 )
 from firmware.club.simulate import WINNER_LEVEL, Night
-from firmware.config import Config
 from firmware.journal import Store
 
 REFUSAL = re.compile(
@@ -211,60 +207,6 @@ def test_a_game_to_a_target_with_a_clock_is_won_by_the_side_ahead_at_time(
 
 
 # --- a real referee on a real broker -----------------------------------------------------
-
-
-class Table:
-    """A referee on its main loop in a thread, joined to the club."""
-
-    def __init__(self, state_dir: Path, broker: str, table: int, event: str) -> None:
-        self.events: queue.Queue[Any] = queue.Queue()
-        self.store = Store(state_dir)
-        self.referee = Referee(Config(state_dir=state_dir), self.store,
-                               renderer=lambda view: view)
-        self.box = ClubBox(self.referee, self.events, broker=broker, table=table, event=event,
-                           resend_s=1.0).start()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(
-            target=self.referee.run, args=(self.events,),
-            kwargs={"stop": self.stopping.is_set, "poll": 0.05}, daemon=True)
-        self.thread.start()
-
-    def call(self, fn: Callable[[Referee], Any]) -> Any:
-        done: queue.Queue[Any] = queue.Queue()
-        self.events.put(lambda referee: done.put(fn(referee)))
-        return done.get(timeout=20)
-
-    def enter(self, line: str) -> str | None:
-        entry: Entry = parse_event(line)  # type: ignore[assignment]
-        reason: str | None = self.call(lambda r: r.enter(entry))
-        return reason
-
-    def close(self) -> None:
-        self.stopping.set()
-        self.thread.join(10)
-        self.box.close()
-        self.store.close()
-
-
-@pytest.fixture
-def director_on(tmp_path: Path) -> Iterator[Callable[[str, str], Director]]:
-    clients: list[Any] = []
-
-    def start(url: str, event: str) -> Director:
-        holder: list[Any] = []
-        director = Director(tmp_path / "director", event=event,
-                            publish=lambda t, p, r: holder[0].publish(t, p, qos=QOS, retain=r))
-        client = open_client(parse_broker_url(url), f"director-{event}",
-                             on_message=director.receive, subscriptions=[f"euchre/{event}/#"])
-        holder.append(client)
-        clients.append(client)
-        for name in ["Anna", "Bo", "Cy", "Dee"]:
-            director.register(name)
-        return director
-
-    yield start
-    for client in clients:
-        close_client(client)
 
 
 @needs_mosquitto
