@@ -9,21 +9,18 @@ Default names: N=Ragnar E=Sigríður S=South W=Anna.
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
-from support.app_kit import FakeClock, PinTapper, assert_replays, journal_lines
+from support.app_kit import FakeClock, PinTable, assert_replays, journal_lines, pin_tables
 
-import drivers
 from euchre_core import Phase, Rules, Seat, parse_event
 from euchre_core.events import NewGame, Trick
 from firmware.app import Referee
 from firmware.buttons import CONFIRM_GUARD_S
-from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
+from firmware.config import Config
 from firmware.journal import Store
 
 WIN = "W N HEARTS OK N N N E E"
@@ -32,26 +29,11 @@ CURSOR_WIN = "OK NEXT OK OK OK OK OK OK OK"
 """The same game's entries in the cursor layout (the cursor starts on the likeliest)."""
 
 
-class Table:
-    """A referee on gpiozero mock pins; ``tap("OK")`` is a finger on a button."""
+class Table(PinTable):
+    """A referee on gpiozero mock pins, to target 1; ``tap("OK")`` is a finger on a button."""
 
     def __init__(self, tmp_path: Path, factory: Any, layout: str = "seats") -> None:
-        self.clock = FakeClock()
-        pins = dict(CURSOR_PINS if layout == "cursor" else DEFAULT_PINS)
-        self.config = Config(state_dir=tmp_path, layout=layout,  # type: ignore[arg-type]
-                             pins=pins, rules=Rules(target=1))
-        self.events: queue.Queue[Any] = queue.Queue()
-        self.bank = drivers.ButtonBank(pins, self.events, bounce_time=self.config.bounce_s,
-                                       hold_time=self.config.hold_s, pin_factory=factory,
-                                       clock=self.clock)
-        self.tapper = PinTapper(factory, pins, self.clock, self.events,
-                                bounce_s=self.config.bounce_s)
-        self.tmp_path = tmp_path
-        self.referee = self.boot()
-
-    def boot(self) -> Referee:
-        return Referee(self.config, Store(self.tmp_path), renderer=lambda view: view,
-                       clock=self.clock, is_pressed=self.bank.is_pressed)
+        super().__init__(tmp_path, factory, layout, rules=Rules(target=1))
 
     def taps(self, text: str) -> None:
         for name in text.split():
@@ -67,19 +49,7 @@ class Table:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Any]:
-    factory = MockFactory()
-    made: list[Table] = []
-
-    def make(layout: str = "seats") -> Table:
-        made.append(Table(tmp_path, factory, layout))
-        return made[-1]
-
-    yield make
-    for each in made:
-        each.bank.close()
-        each.referee.store.close()
-    factory.reset()
-    factory.close()
+    yield from pin_tables(Table, tmp_path)
 
 
 @pytest.mark.parametrize(("layout", "win"), [("seats", WIN), ("cursor", CURSOR_WIN)])

@@ -11,39 +11,19 @@ on a fake clock.  Default names: N=Ragnar E=Sigríður S=South W=Anna.
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
-from support.app_kit import FakeClock, PinTapper, assert_replays, journal_lines
+from support.app_kit import PinTable, assert_replays, journal_lines, pin_tables
 
-import drivers
 from euchre_core import SEATS, Seat
-from firmware.app import Referee
-from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
-from firmware.journal import Store
 from firmware.screens import draw
 
 
-class Table:
+class Table(PinTable):
     """A referee on gpiozero mock pins; ``taps("ALONE N")`` are fingers on buttons."""
-
-    def __init__(self, tmp_path: Path, factory: Any, layout: str) -> None:
-        self.clock = FakeClock()
-        pins = dict(CURSOR_PINS if layout == "cursor" else DEFAULT_PINS)
-        self.config = Config(state_dir=tmp_path, layout=layout,  # type: ignore[arg-type]
-                             pins=pins)
-        self.events: queue.Queue[Any] = queue.Queue()
-        self.bank = drivers.ButtonBank(pins, self.events, bounce_time=self.config.bounce_s,
-                                       hold_time=self.config.hold_s, pin_factory=factory,
-                                       clock=self.clock)
-        self.tapper = PinTapper(factory, pins, self.clock, self.events,
-                                bounce_s=self.config.bounce_s)
-        self.referee = Referee(self.config, Store(tmp_path), renderer=lambda view: view,
-                               clock=self.clock, is_pressed=self.bank.is_pressed)
 
     def taps(self, text: str) -> None:
         for name in text.split():
@@ -77,19 +57,7 @@ class Table:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[Any]:
-    factory = MockFactory()
-    made: list[Table] = []
-
-    def make(layout: str = "seats") -> Table:
-        made.append(Table(tmp_path, factory, layout))
-        return made[-1]
-
-    yield make
-    for each in made:
-        each.bank.close()
-        each.referee.store.close()
-    factory.reset()
-    factory.close()
+    yield from pin_tables(Table, tmp_path)
 
 
 @pytest.mark.parametrize(("layout", "said", "follow"), [

@@ -8,11 +8,17 @@ SSD1306 RAM model, a bouncing MockPin), imported, not copied.
 from __future__ import annotations
 
 import queue
-from typing import Any
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
 
-from drivers import PRESS, ButtonEvent, EventKind
-from euchre_core import replay, write_log
+from gpiozero.pins.mock import MockFactory
+
+from drivers import PRESS, ButtonBank, ButtonEvent, EventKind
+from euchre_core import Rules, replay, write_log
 from firmware.app import Referee
+from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
+from firmware.journal import Store
 from support.clock import FakeClock
 from support.driver_fakes import BouncyPin, FakeBus, Ssd1306Ram
 
@@ -24,11 +30,13 @@ __all__ = [
     "BouncyPin",
     "FakeBus",
     "FakeClock",
+    "PinTable",
     "PinTapper",
     "Ssd1306Ram",
     "assert_replays",
     "choose",
     "journal_lines",
+    "pin_tables",
     "press",
     "press_all",
     "wait_out_result",
@@ -75,6 +83,55 @@ class PinTapper:
         assert self.events.empty(), f"tap {name} queued more than one event"
         referee.handle(event)
         referee.refresh()
+
+
+class PinTable:
+    """A referee on gpiozero mock pins through the ButtonBank, on a fake clock,
+    in ``layout``'s pin map; the tests' tables add how they tap."""
+
+    def __init__(self, tmp_path: Path, factory: Any, layout: str = "seats",
+                 rules: Rules | None = None) -> None:
+        self.clock = FakeClock()
+        self.tmp_path, self.factory, self.layout = tmp_path, factory, layout
+        pins = dict(CURSOR_PINS if layout == "cursor" else DEFAULT_PINS)
+        self.config = Config(state_dir=tmp_path, layout=layout,  # type: ignore[arg-type]
+                             pins=pins, rules=Rules() if rules is None else rules)
+        self.events: queue.Queue[Any] = queue.Queue()
+        self.bank = ButtonBank(pins, self.events, bounce_time=self.config.bounce_s,
+                               hold_time=self.config.hold_s, pin_factory=factory,
+                               clock=self.clock)
+        self.tapper = PinTapper(factory, pins, self.clock, self.events,
+                                bounce_s=self.config.bounce_s)
+        self.referee = self.boot()
+
+    def boot(self) -> Referee:
+        """A referee on the state directory's journal (as the box starts)."""
+        return Referee(self.config, Store(self.tmp_path), renderer=lambda view: view,
+                       clock=self.clock, is_pressed=self.bank.is_pressed)
+
+    def close(self) -> None:
+        self.bank.close()
+        self.referee.store.close()
+
+
+T = TypeVar("T", bound=PinTable)
+
+
+def pin_tables(make: Callable[[Path, Any, str], T], tmp_path: Path) -> Iterator[Callable[..., T]]:
+    """A fixture's body: ``table(layout)`` makes a table on one MockFactory
+    (all on ``tmp_path``); every table is closed and the factory reset after."""
+    factory = MockFactory()
+    made: list[T] = []
+
+    def table(layout: str = "seats") -> T:
+        made.append(make(tmp_path, factory, layout))
+        return made[-1]
+
+    yield table
+    for each in made:
+        each.close()
+    factory.reset()
+    factory.close()
 
 
 def journal_lines(referee: Referee) -> list[str]:
