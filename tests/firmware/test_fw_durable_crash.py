@@ -12,6 +12,10 @@ or 0-5 ms after the j-th ACK — and then checks the journal:
   up to the record of acknowledged lines (``journal.acks``) is a prefix of
   what was sent, at least as long as what was acknowledged;
 - each ACK's ``(game, line number, text)`` is in the journal, forever after;
+- a new game confirmed after a win is acknowledged while staged (``ACK
+  <game> staged <line>``: kept in the finished game's flow, no line until its
+  first real entry, and its UNDO journals nothing): the journal's table lines
+  count it, and the next start must resume it (its ``START ... staged``);
 - the next process resumes without a notice (nothing moved aside), but for
   "Entry left out" when the kill came between a commit and its record: that
   line was never acknowledged, and the start leaves it out and says so.
@@ -37,7 +41,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
-from support.crash_child import Model, make_config, setup_lines, stored_games, table_lines
+from support.crash_child import (
+    Model,
+    make_config,
+    resumed_model,
+    setup_lines,
+    staged_line,
+    stored_games,
+    table_lines,
+)
 
 from euchre_core import replay
 from euchre_core.log import HEADER
@@ -68,6 +80,9 @@ class Figures:
     """Acknowledged but not in the journal afterwards: must stay 0."""
     games: int = 0
     undos: int = 0
+    staged: int = 0
+    """New games after a win acknowledged while staged (in the finished
+    game's flow, no line yet)."""
     seconds: float = 0.0
 
 
@@ -165,25 +180,36 @@ def _confirmed(state_dir: Path) -> tuple[list[tuple[int, list[str]]], int]:
     return kept, total - record.lines
 
 
-def _check_journal(state_dir: Path, expected: list[str], acked: int,
-                   acks: list[tuple[int, int, str]]
-                   ) -> tuple[list[tuple[int, list[str]]], int, int]:
-    """The journal after a kill: returns (games as a start resumes them,
-    lines entered at the table in them, lines a start leaves out)."""
+def _check_journal(state_dir: Path, forms: list[list[str]], acked: int,
+                   acks: list[tuple[int, int | str, str]]
+                   ) -> tuple[list[tuple[int, list[str]]], str | None, int, int]:
+    """The journal after a kill: returns (games as a start resumes them, the
+    new game staged in the newest one's flow, how many lines of the batch it
+    holds, lines a start leaves out).
+
+    ``forms[k]``: everything entered at the table, as the journal holds it,
+    once the batch's first ``k`` lines are in (:attr:`Model.table`); the
+    journal holds one of them with ``k`` at least ``acked`` (the lines
+    acknowledged in the batch).  Not a prefix of the lines sent: a new game
+    after a win is staged in the finished game's flow, and its UNDO takes
+    the staged line away (journalling nothing) instead of adding ``undo``."""
     games, beyond = _confirmed(state_dir)
-    truth = table_lines(games)
-    assert truth == expected[: len(truth)], (
-        f"the journal is not a prefix of what was sent:\n{truth[-5:]}\nvs\n"
-        f"{expected[len(truth) - 5 : len(truth)]}"
+    staged = staged_line(state_dir, games)
+    truth = table_lines(games) + ([staged] if staged is not None else [])
+    held = [k for k in range(acked, len(forms)) if forms[k] == truth]
+    assert held, (
+        f"the journal is not what the table entered with at least {acked} of the batch's "
+        f"lines:\n{truth[-5:]}\nvs\n{forms[acked][-5:]}"
     )
-    assert len(truth) >= acked, f"acknowledged {acked} lines, journal has {len(truth)}"
     by_id = dict(games)
     for game_id, number, text in acks:
-        assert by_id[game_id][number - 1] == text, (game_id, number, text)
+        if isinstance(number, int):  # a stored line stays where it was acknowledged
+            assert number <= len(by_id.get(game_id, ())), (game_id, number, text)
+            assert by_id[game_id][number - 1] == text, (game_id, number, text)
     for game_id, lines in games:
         result = replay("\n".join([HEADER, *lines]) + "\n")
         assert result.error is None, f"game {game_id} does not replay: {result.error}"
-    return games, len(truth), beyond
+    return games, staged, held[-1], beyond
 
 
 def _first_line_fits(first: str, beyond: int) -> None:
@@ -202,16 +228,18 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
     figures = Figures()
     started = time.monotonic()
     zygote = Zygote(state_dir)
-    sent_total: list[str] = []  # what the table entered, in order (the journal's truth)
-    acks_ever: list[tuple[int, int, str]] = []
+    sent_total: list[str] = []  # the lines sent that the journal took, in order
+    acks_ever: list[tuple[int, int | str, str]] = []
     model = Model(setup)
     child: Child | None = None
     beyond = 0
+    staged: str | None = None  # the new game staged in the journal: a start resumes it
     try:
         while figures.kills < kills:
             child = zygote.spawn()
             scenario = rng.random()
             batch: list[str] = []
+            forms = [list(model.table)]  # the journal's table lines after k of the batch
             ack_target = 0
             if scenario < 0.12:  # while it boots: opens the journal, resumes
                 figures.kills_at_boot += 1
@@ -220,10 +248,13 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
                 assert child.wait_for(lambda lines: any(
                     line.startswith(("START", "NOTICE")) for line in lines)), child.lines
                 _first_line_fits(child.lines[0], beyond)
+                start = next(line for line in child.lines if line.startswith("START"))
+                assert start.partition(" staged ")[2] == (staged or ""), (start, staged)
                 for _ in range(rng.randint(1, 30)):  # the model runs ahead of the
                     line = model.random_line(rng)  # child; rebuilt from the journal below
                     model.apply(line)
                     batch.append(line)
+                    forms.append(list(model.table))
                 child.send(batch)
                 figures.lines_sent += len(batch)
                 if scenario < 0.55:
@@ -242,24 +273,23 @@ def run_crash_test(state_dir: Path, kills: int, seed: int) -> Figures:
             assert not refused, refused
             if output:
                 _first_line_fits(output[0], beyond)
-            acks = []
+            acks: list[tuple[int, int | str, str]] = []
             for line in output:
                 if line.startswith("ACK "):
                     _, game_id, number, text = line.split(" ", 3)
-                    acks.append((int(game_id), int(number), text))
+                    acks.append((int(game_id), int(number) if number.isdigit() else number,
+                                 text))
             assert [text for _, _, text in acks] == batch[: len(acks)], "ACKs out of order"
-            before = len(sent_total)
-            expected = sent_total + batch
             acks_ever.extend(acks)
-            games, committed, beyond = _check_journal(state_dir, expected,
-                                                      before + len(acks), acks_ever)
+            games, staged, committed, beyond = _check_journal(state_dir, forms, len(acks),
+                                                              acks_ever)
             figures.left_out += beyond
             figures.acknowledged += len(acks)
-            figures.committed_unacknowledged += committed - before - len(acks)
-            figures.sent_not_committed += len(expected) - committed
-            sent_total = expected[:committed]
-            latest = games[-1][1] if games else []
-            model = Model(setup, latest[len(setup):])
+            figures.staged += sum(number == "staged" for _, number, _ in acks)
+            figures.committed_unacknowledged += committed - len(acks)
+            figures.sent_not_committed += len(batch) - committed
+            sent_total += batch[:committed]
+            model = resumed_model(setup, games, staged)
         figures.games = len(stored_games(state_dir))
         figures.undos = sent_total.count("undo")
         # A last, gentle start: the journal resumes with no notice (but the left-out one).
@@ -319,7 +349,6 @@ def _fresh_interpreters(state_dir: Path, kills: int) -> None:
     rng = random.Random(SEED)
     setup = setup_lines(make_config(state_dir))
     model = Model(setup)
-    sent: list[str] = []
     beyond = 0
     for round_ in range(kills):
         process = subprocess.Popen(
@@ -331,11 +360,12 @@ def _fresh_interpreters(state_dir: Path, kills: int) -> None:
         _first_line_fits(first, beyond)
         while not first.startswith("START"):
             first = process.stdout.readline()
-        batch = []
+        forms, batch = [list(model.table)], []
         for _ in range(20):
             line = model.random_line(rng)
             model.apply(line)
             batch.append(line)
+            forms.append(list(model.table))
         process.stdin.write("".join(line + "\n" for line in batch))
         process.stdin.flush()
         if round_ % 2:
@@ -344,10 +374,8 @@ def _fresh_interpreters(state_dir: Path, kills: int) -> None:
         process.send_signal(signal.SIGKILL)
         rest, _ = process.communicate()
         acked = sum(line.startswith("ACK") for line in rest.splitlines()) + round_ % 2
-        games, committed, beyond = _check_journal(state_dir, sent + batch, len(sent) + acked,
-                                                  [])
-        sent = (sent + batch)[:committed]
-        model = Model(setup, games[-1][1][len(setup):] if games else [])
+        games, staged, _, beyond = _check_journal(state_dir, forms, acked, [])
+        model = resumed_model(setup, games, staged)
     process = subprocess.run([sys.executable, str(CHILD), str(state_dir)], input="",
                              capture_output=True, text=True, timeout=30)
     _first_line_fits(process.stdout, beyond)

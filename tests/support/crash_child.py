@@ -5,12 +5,17 @@ journal in ``STATE_DIR`` with a no-op renderer (resuming whatever is there),
 then reads log lines from stdin (``trick N``, ``order E alone``, ``undo``,
 ``game dealer=W`` ...) and enters each one.  It prints, flushing each line:
 
-- ``START <game_id> <lines>`` once the referee has resumed, or first
+- ``START <game_id> <lines>`` once the referee has resumed (``START <game_id>
+  <lines> staged <line>`` with a new game staged after a win), or first
   ``NOTICE <title> | <lines>`` when the referee shows a notice (the journal
   was moved aside, a game did not resume): the crash test fails on it;
 - ``ACK <game_id> <n> <line>`` after ``Referee.enter(...)`` (or ``undo()``)
   has returned: the line is durable and is line ``n`` (1-based, setup lines
   included) of stored game ``game_id``;
+- ``ACK <game_id> staged <line>`` for a new game's ``game`` line after a win
+  (durable in the flow of finished game ``game_id``, stored as a game of its
+  own with its first real entry), ``ACK <game_id> unstaged undo`` for the
+  UNDO that takes it back (no line either: the finished game is current);
 - ``REFUSED <reason>`` when the referee refused a line (the test only sends
   legal ones, so this fails the test too).
 
@@ -42,6 +47,7 @@ from euchre_core.lines import strip_line
 from euchre_core.log import HEADER, parse_line
 from firmware.app import Referee
 from firmware.config import Config
+from firmware.flow import FlowState
 from firmware.journal import Store
 
 SETUP_PREFIXES = ("players ", "rules")
@@ -77,23 +83,40 @@ def fresh_game(setup: list[str]) -> Game:
 
 class Model:
     """What the referee's live game should be, line by line (the test's own
-    replica, to pick legal lines and to check against the journal)."""
+    replica, to pick legal lines and to check against the journal).
+
+    A new game after a win is staged as the referee stages it: ``finished``
+    is the won game while the new game has no real entry yet, and UNDO then
+    goes back to it (nothing is journalled for the staged line or its UNDO).
+    ``table`` is every line entered at the table as the journal holds it:
+    the staged ``game`` line counts (it is kept in the finished game's flow),
+    and its UNDO takes it away instead of adding ``undo``."""
 
     def __init__(self, setup: list[str], lines: list[str] | None = None) -> None:
         self.setup = setup
         self.game = fresh_game(setup)
         self.base = len(self.game.entries)
+        self.finished: Game | None = None
+        self.table: list[str] = []
         for line in lines or []:
             self.apply(line)
 
     def apply(self, line: str) -> None:
         event = parse_line(strip_line(line))
         if isinstance(event, Undo):
+            if self.finished is not None:  # the staged new game: back to the won one
+                self.game, self.finished = self.finished, None
+                self.table.pop()
+                return
             self.game.undo()
+            self.table.append(line)
             return
+        self.finished = None
         if isinstance(event, NewGame) and self.game.phase is Phase.GAME_OVER:
-            self.game = fresh_game(self.setup)  # the referee starts a new stored game
+            self.finished = self.game  # the referee stages a new game
+            self.game = fresh_game(self.setup)
         self.game.push(event)  # type: ignore[arg-type]
+        self.table.append(line)
 
     def random_line(self, rng: random.Random, undo_p: float = 0.08) -> str:
         """A legal next line: an entry the engine lists, or sometimes ``undo``."""
@@ -101,6 +124,39 @@ class Model:
             return "undo"
         legal = self.game.legal_entries()
         return rng.choice(legal).line()
+
+
+def resumed_model(setup: list[str], games: list[tuple[int, list[str]]],
+                  staged: str | None) -> Model:
+    """The model of what a start resumes: the newest stored game, then the
+    new game ``staged`` in its flow (if any); ``table`` is all of it."""
+    model = Model(setup, games[-1][1][len(setup):] if games else [])
+    if staged is not None:
+        model.apply(staged)
+    model.table = table_lines(games) + ([staged] if staged is not None else [])
+    return model
+
+
+def staged_line(state_dir: Path, games: list[tuple[int, list[str]]]) -> str | None:
+    """The ``game`` line of a new game staged after a win, as a start finds
+    it: in the flow of the newest of ``games`` (the games a start resumes),
+    when that game is over; else None."""
+    import sqlite3
+
+    if not games:
+        return None
+    game_id, lines = games[-1]
+    result = replay("\n".join([HEADER, *lines]) + "\n")
+    if result.error is not None or result.game.phase is not Phase.GAME_OVER:
+        return None
+    path = Path(state_dir) / "journal.sqlite3"
+    immutable = "" if Path(str(path) + "-wal").exists() else "&immutable=1"
+    db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro" + immutable, uri=True)
+    try:
+        row = db.execute("SELECT flow FROM games WHERE id=?", (game_id,)).fetchone()
+    finally:
+        db.close()
+    return None if row is None else FlowState.loads(row[0] or "").staged
 
 
 def stored_games(state_dir: Path) -> list[tuple[int, list[str]]]:
@@ -151,13 +207,15 @@ def main(argv: list[str]) -> int:
         out.write(f"NOTICE {title} | {' / '.join(lines)}\n")
     game_id = referee.game_id
     count = len(referee.store.lines(game_id))
-    out.write(f"START {game_id} {count}\n")
+    staged = f" staged {referee.staged}" if referee.staged is not None else ""
+    out.write(f"START {game_id} {count}{staged}\n")
     out.flush()
     for raw in sys.stdin:
         line = raw.strip()
         if not line:
             continue
         event = parse_line(strip_line(line))
+        was_staged = referee.staged is not None
         if isinstance(event, Undo):
             reason = referee.undo()
         else:
@@ -169,6 +227,10 @@ def main(argv: list[str]) -> int:
         if referee.game_id != game_id:
             game_id = referee.game_id
             count = len(referee.store.lines(game_id))
+        elif referee.staged is not None or was_staged:  # no line: the finished game's flow
+            out.write(f"ACK {game_id} {'staged' if referee.staged else 'unstaged'} {line}\n")
+            out.flush()
+            continue
         else:
             count += 1
         out.write(f"ACK {game_id} {count} {line}\n")
