@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import queue
-import random
 import re
 import subprocess
 import sys
@@ -20,10 +19,10 @@ from pathlib import Path
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
 from support.club_kit import replayed
+from support.club_room import round_lines
 from support.club_table import Table
 
-from euchre_core import SEATS, Game, Team, replay
-from euchre_core.events import Players, SetRules
+from euchre_core import SEATS, Team, replay
 from firmware.club.control import FORCED_RULE, ahead
 from firmware.club.director import Director, DirectorError
 from firmware.club.mqtt import close_client, open_client
@@ -35,7 +34,7 @@ from firmware.club.protocol import (
     entries_topic,
     parse_broker_url,
 )
-from firmware.club.simulate import WINNER_LEVEL, Night
+from firmware.club.simulate import Night
 from firmware.journal import Store
 
 REFUSAL = re.compile(
@@ -50,24 +49,6 @@ def wait_for(condition: Callable[[], bool], what: str, timeout: float = 60) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not within {timeout} s")
         time.sleep(0.05)
-
-
-def lines_until(assignment: Assignment, table: int, hands: int, extra: int,
-                seed: int) -> list[str]:
-    """A table's journal: setup, ``hands`` whole hands at random, then ``extra``
-    entries of the next hand (a hand in play)."""
-    seats = assignment.tables[table]
-    rules = assignment.format.rules(assignment.rules)
-    lines = [SetRules(rules).line(), Players.from_names(seats).line()]
-    game = Game(rules=rules, names=dict(seats))
-    rng = random.Random(seed)
-    while game.hands_played < hands or extra:
-        if game.hands_played >= hands:
-            extra -= 1
-        entry = rng.choice([e for e in game.legal_entries() if isinstance(e, WINNER_LEVEL)])
-        game.push(entry)
-        lines.append(entry.line())
-    return lines
 
 
 def send(director: Director, assignment: Assignment, table: int, lines: list[str],
@@ -90,7 +71,7 @@ def test_a_round_is_refused_naming_the_tables_then_forced_by_the_written_rule(
     for name in "ABCDEFGH":
         director.register(name)
     first = director.start_round(RoundFormat(hands=4))
-    table1 = lines_until(first, 1, hands=1, extra=2, seed=4)  # hand 2 in play
+    table1 = round_lines(first, 1, hands=1, extra=2, seed=4)  # hand 2 in play
     send(director, first, 1, table1, "box1")
     with pytest.raises(DirectorError) as refused:
         director.start_round(RoundFormat(hands=1))
@@ -131,8 +112,8 @@ def test_a_timed_round_ends_once_the_hand_in_play_is_finished(tmp_path: Path) ->
     assert assignment.ends == 1060.0 and assignment.format.describe() == "8 hands or 1 minute"
     clock = director.board()["clock"]
     assert clock == {"round": 1, "ends": 1060.0, "remaining": 60.0, "words": "1:00 left"}
-    lines = lines_until(assignment, 1, hands=2, extra=0, seed=8)
-    in_play = lines_until(assignment, 1, hands=2, extra=3, seed=8)  # hand 3 begun
+    lines = round_lines(assignment, 1, hands=2, extra=0, seed=8)
+    in_play = round_lines(assignment, 1, hands=2, extra=3, seed=8)  # hand 3 begun
     send(director, assignment, 1, in_play[:-3], "box1")
     send(director, assignment, 1, in_play, "box1", first=len(in_play) - 3)
     now[0] = 1061.0  # time is called with hand 3 in play: it is finished
@@ -140,7 +121,7 @@ def test_a_timed_round_ends_once_the_hand_in_play_is_finished(tmp_path: Path) ->
     assert board["clock"]["words"] == "time called" and not board["tables"][0]["done"]
     with pytest.raises(DirectorError, match=r"table\(s\) 1 \(hand 3\)"):
         director.start_round(RoundFormat(hands=1))
-    full = lines_until(assignment, 1, hands=3, extra=0, seed=8)
+    full = round_lines(assignment, 1, hands=3, extra=0, seed=8)
     assert full[:len(in_play)] == in_play and lines == full[:len(lines)]
     send(director, assignment, 1, full, "box1", first=len(in_play))
     table = director.tables[(1, 1)]
@@ -156,7 +137,7 @@ def test_a_spare_is_handed_the_journal_and_the_old_box_refused(tmp_path: Path) -
     for name in "ABCD":
         director.register(name)
     first = director.start_round(RoundFormat(hands=2))
-    lines = lines_until(first, 1, hands=2, extra=0, seed=5)
+    lines = round_lines(first, 1, hands=2, extra=0, seed=5)
     send(director, first, 1, lines[:7], "boxA")
     director.receive(status_topic("club", 1), Status(1, "boxA", online=False).encode())
 
@@ -184,7 +165,7 @@ def test_a_spare_is_handed_the_journal_and_the_old_box_refused(tmp_path: Path) -
     assert (table.box, table.game, table.lines, table.done) == ("boxB", 9, lines, True)
     assert director.table_logs()[(1, 1)] == "\n".join(["euchre-log 1", *lines]) + "\n"
     second = director.start_round(RoundFormat(hands=1))
-    send(director, second, 1, lines_until(second, 1, hands=0, extra=2, seed=6), "boxB")
+    send(director, second, 1, round_lines(second, 1, hands=0, extra=2, seed=6), "boxB")
     assert ask("boxB") == Handover(1, 2, "boxB", None, ())  # its own table: nothing handed
 
 
@@ -197,7 +178,7 @@ def test_a_game_to_a_target_with_a_clock_is_won_by_the_side_ahead_at_time(
     assignment = director.start_round(RoundFormat(hands=None, target=10, minutes=20))
     assert assignment.format.describe() == "a game to 10 or 20 minutes"
     assert Assignment.decode(assignment.encode()) == assignment  # the wire keeps it all
-    lines = lines_until(assignment, 1, hands=3, extra=0, seed=2)
+    lines = round_lines(assignment, 1, hands=3, extra=0, seed=2)
     send(director, assignment, 1, lines, "box1")
     table = director.tables[(1, 1)]
     assert not table.done and director.board()["clock"]["words"] == "20:00 left"

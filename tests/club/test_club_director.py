@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.club_room import round_lines
 
-from euchre_core import SEATS, Game, Rules, Seat, Team
+from euchre_core import SEATS, Rules, Seat, Team
 from euchre_core.events import Players, SetRules
 from firmware.club.director import Bonuses, Director, DirectorError, standings_json
 from firmware.club.movement import progressive
@@ -25,21 +26,6 @@ from firmware.club.protocol import (
     entries_topic,
     status_topic,
 )
-from firmware.club.simulate import WINNER_LEVEL
-
-
-def random_round(assignment: Assignment, table: int, hands: int, seed: int) -> list[str]:
-    """A table's journal lines for its round: setup, then random legal entries."""
-    seats = assignment.tables[table]
-    rules = assignment.format.rules(assignment.rules)
-    lines = [SetRules(rules).line(), Players.from_names(seats).line()]
-    game = Game(rules=rules, names=dict(seats))
-    rng = random.Random(seed)
-    while game.hands_played < hands:
-        entry = rng.choice([e for e in game.legal_entries() if isinstance(e, WINNER_LEVEL)])
-        game.push(entry)
-        lines.append(entry.line())
-    return lines
 
 
 def send(director: Director, assignment: Assignment, table: int, lines: list[str],
@@ -69,7 +55,7 @@ def test_a_name_registered_twice_is_refused(director: Director) -> None:
 def test_standings_come_from_the_replayed_journal(director: Director) -> None:
     assignment = director.start_round(RoundFormat(hands=4))
     assert len(assignment.tables) == 2
-    lines = random_round(assignment, 1, 4, seed=3)
+    lines = round_lines(assignment, 1, 4, seed=3)
     order = list(range(len(lines)))
     random.Random(5).shuffle(order)
     send(director, assignment, 1, lines, order=order + order[:7])  # shuffled, 7 duplicates
@@ -93,7 +79,7 @@ def test_standings_come_from_the_replayed_journal(director: Director) -> None:
 
 def test_a_gap_holds_back_what_follows(director: Director) -> None:
     assignment = director.start_round(RoundFormat(hands=2))
-    lines = random_round(assignment, 2, 2, seed=1)
+    lines = round_lines(assignment, 2, 2, seed=1)
     send(director, assignment, 2, lines, order=[0, 1, 2, *range(4, len(lines))])
     assert director.tables[(1, 2)].waiting == len(lines) - 4
     assert len(director.tables[(1, 2)].lines) == 3
@@ -103,7 +89,7 @@ def test_a_gap_holds_back_what_follows(director: Director) -> None:
 
 def test_an_illegal_entry_is_refused_and_counts_nothing_after_it(director: Director) -> None:
     assignment = director.start_round(RoundFormat(hands=8))
-    lines = random_round(assignment, 1, 1, seed=2)
+    lines = round_lines(assignment, 1, 1, seed=2)
     bad = [*lines, "trick N", "trick N", "trick N", "trick N", "trick N", "trick N"]
     send(director, assignment, 1, bad)
     table = director.board()["tables"][0]
@@ -113,7 +99,7 @@ def test_an_illegal_entry_is_refused_and_counts_nothing_after_it(director: Direc
 
 def test_other_rules_than_assigned_count_nothing(director: Director) -> None:
     assignment = director.start_round(RoundFormat(hands=1))
-    lines = random_round(assignment, 1, 1, seed=2)
+    lines = round_lines(assignment, 1, 1, seed=2)
     lines[0] = SetRules(Rules(target=5)).line()
     send(director, assignment, 1, lines)
     assert director.board()["tables"][0]["state"] == "plays by other rules than the round's"
@@ -140,7 +126,7 @@ def test_foreign_and_malformed_messages_change_nothing(director: Director) -> No
 
 def test_two_boxes_claiming_one_table(director: Director) -> None:
     assignment = director.start_round(RoundFormat(hands=1))
-    lines = random_round(assignment, 1, 1, seed=4)
+    lines = round_lines(assignment, 1, 1, seed=4)
     director.receive(status_topic("club", 1), Status(1, "boxA", True).encode())
     director.receive(status_topic("club", 1), Status(1, "boxB", True).encode())
     send(director, assignment, 1, lines, box="boxA")
@@ -173,7 +159,7 @@ def test_the_director_resumes_from_its_database(tmp_path: Path) -> None:
     for name in "ABCDEFGH":
         director.register(name)
     assignment = director.start_round(RoundFormat(hands=2))
-    send(director, assignment, 1, random_round(assignment, 1, 2, seed=9))
+    send(director, assignment, 1, round_lines(assignment, 1, 2, seed=9))
     before = standings_json(director.board())
     director.close()
     again = Director(tmp_path)
@@ -224,10 +210,10 @@ def test_winners_up_losers_down(tmp_path: Path) -> None:
     for name in "ABCDEFGH":
         director.register(name)
     first = director.start_round(RoundFormat(hands=1))
-    send(director, first, 1, random_round(first, 1, 1, seed=1))
+    send(director, first, 1, round_lines(first, 1, 1, seed=1))
     with pytest.raises(DirectorError, match=r"round 1 is still being played at table\(s\) 2 "):
         director.start_round(RoundFormat(hands=1), movement="by-result")
-    send(director, first, 2, random_round(first, 2, 1, seed=2), box="box2")
+    send(director, first, 2, round_lines(first, 2, 1, seed=2), box="box2")
     second = director.start_round(RoundFormat(hands=1), movement="by-result")
     winners = [director.tables[(1, t)].winner or Team.NS for t in (1, 2)]
     assert list(second.tables.values()) == by_result(list(first.tables.values()), winners)
@@ -243,7 +229,7 @@ def test_a_batch_is_kept_at_once_and_acked_once(tmp_path: Path) -> None:
     for name in "ABCD":
         director.register(name)
     assignment = director.start_round(RoundFormat(hands=1))
-    lines = random_round(assignment, 1, 1, seed=6)
+    lines = round_lines(assignment, 1, 1, seed=6)
     batch = [(entries_topic("club", 1), EntryMessage(1, "bx", 1, 4, seq, line).encode())
              for seq, line in enumerate(lines)]
     batch.insert(3, (entries_topic("club", 1), b"garbage"))

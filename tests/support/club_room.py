@@ -58,14 +58,18 @@ class Clock:
         return self.now
 
 
-def round_lines(assignment: Assignment, table: int, hands: int, seed: int) -> list[str]:
-    """A table's journal lines: setup, then random legal entries up to ``hands`` hands."""
+def round_lines(assignment: Assignment, table: int, hands: int, seed: int,
+                extra: int = 0) -> list[str]:
+    """A table's journal lines: setup, then random legal entries up to ``hands``
+    hands, then ``extra`` entries of the next hand (a hand in play)."""
     seats = assignment.tables[table]
     rules = assignment.format.rules(assignment.rules)
     lines = [SetRules(rules).line(), Players.from_names(seats).line()]
     game = Game(rules=rules, names=dict(seats))
     rng = random.Random(seed)
-    while game.hands_played < hands:
+    while game.hands_played < hands or extra:
+        if game.hands_played >= hands:
+            extra -= 1
         entry = rng.choice([e for e in game.legal_entries() if isinstance(e, WINNER_LEVEL)])
         game.push(entry)
         lines.append(entry.line())
