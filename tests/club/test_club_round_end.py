@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
@@ -72,6 +73,17 @@ def play_the_round(box: pexpect.spawn) -> None:
     box.expect_exact("E or W: accept")
 
 
+@contextmanager
+def box_asking(state_dir: Path, night: Night) -> Iterator[pexpect.spawn]:
+    """An emulated box with round 1 played, asking EW; closed (forced) at the end."""
+    box = emulated_box(state_dir, night)
+    try:
+        play_the_round(box)
+        yield box
+    finally:
+        box.close(force=True)
+
+
 def box_lines(state_dir: Path) -> list[str]:
     store = Store(state_dir, readonly=True)
     try:
@@ -103,9 +115,7 @@ def quit_box(box: pexpect.spawn) -> None:
 @needs_mosquitto
 @pytest.mark.timeout(180)
 def test_the_other_side_accepts_and_the_round_is_final(tmp_path: Path, night: Night) -> None:
-    box = emulated_box(tmp_path / "box", night)
-    try:
-        play_the_round(box)
+    with box_asking(tmp_path / "box", night) as box:
         box.send("n")  # a seat of the side that won: refused in words, nothing kept
         box.expect_exact("E or W (EW) accepts the result")
         assert not any(line.startswith("# result") for line in box_lines(tmp_path / "box"))
@@ -119,17 +129,13 @@ def test_the_other_side_accepts_and_the_round_is_final(tmp_path: Path, night: Ni
         assert director_log(night)[-1] == "# result accepted by EW"
         assert night.board()["disputes"] == []
         quit_box(box)
-    finally:
-        box.close(force=True)
 
 
 @needs_mosquitto
 @pytest.mark.timeout(180)
 def test_a_disputed_result_is_flagged_then_settled_by_a_correction(
         tmp_path: Path, night: Night) -> None:
-    box = emulated_box(tmp_path / "box", night)
-    try:
-        play_the_round(box)
+    with box_asking(tmp_path / "box", night) as box:
         box.send("\r")
         box.expect_exact("OK again: EW disputes")
         time.sleep(CONFIRM_GUARD_S)  # the pause the rule asks for: a double tap never confirms
@@ -153,22 +159,18 @@ def test_a_disputed_result_is_flagged_then_settled_by_a_correction(
             "disputed by EW at the table; settled by correction 1")
         assert table_one(night)["score"] == {"NS": 0, "EW": 2}
         quit_box(box)
-    finally:
-        box.close(force=True)
 
 
 @needs_mosquitto
 @pytest.mark.timeout(180)
 def test_a_box_killed_while_asking_asks_again_at_its_start(
         tmp_path: Path, night: Night) -> None:
+    with box_asking(tmp_path / "box", night) as box:
+        box.kill(signal.SIGKILL)  # maybe before its last line reached the broker
+    lines = box_lines(tmp_path / "box")
+    assert lines[-1] == "trick E" and verdict_of(lines) is None
     box = emulated_box(tmp_path / "box", night)
     try:
-        play_the_round(box)
-        box.kill(signal.SIGKILL)  # maybe before its last line reached the broker
-        box.close(force=True)
-        lines = box_lines(tmp_path / "box")
-        assert lines[-1] == "trick E" and verdict_of(lines) is None
-        box = emulated_box(tmp_path / "box", night)
         box.expect_exact(QUESTION)  # asked again once the round's assignment is heard
         # every line at the director, sent again from the journal if the kill came
         # first; not answered: nothing final yet
