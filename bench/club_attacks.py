@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from support.broker import Mosquitto, free_port  # noqa: E402
+from support.http_kit import post  # noqa: E402
 from support.mqtt_peer import Peer  # noqa: E402
 
 from firmware.club import read_login  # noqa: E402
@@ -61,15 +62,6 @@ NAMES = ("Anna", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
 class Attack:
     name: str
     stopped_by: str = ""
-
-
-def http(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
 
 
 class Attacker:
@@ -304,7 +296,7 @@ class Attacker:
               "Authorization": f"Bearer {token}"}),
         ]
         for name, path, body, headers in cases:
-            status, answer = http(url + path, body, headers)
+            status, answer = post(url + path, body, headers)
             assert status in (401, 403, 415), (name, status, answer)
             self.tried(name, f"{status} {json.loads(answer)['error']}")
 

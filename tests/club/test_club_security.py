@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from support.broker import Mosquitto, free_port, needs_mosquitto
+from support.http_kit import post
 from support.mqtt_peer import Peer
 from test_club_night import CHROMIUM, dump_dom, journal_standings
 
@@ -387,15 +388,6 @@ def test_names_are_nfc_and_look_alikes_are_warned_of() -> None:
 
 NAMES = ['<img src=x onerror="document.title=1">', "O'Brien \"Bob\"", "=HYPERLINK(\"x\")",
          "@SUM(A1)", "Zoë", "\u0410nna", "Cy", "Dee"]
-
-
-def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
 
 
 @needs_mosquitto
