@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from euchre_core import Seat  # noqa: E402
-from firmware.club.movement import Tables, progressive  # noqa: E402
+from firmware.club.movement import Tables, circle, progressive  # noqa: E402
 
 
 def progressive_v1(players: Sequence[str], round_number: int,
@@ -36,17 +36,9 @@ def progressive_v1(players: Sequence[str], round_number: int,
     partners by the circle method, pairs of pairs seated in ring order, a
     whole circle pair sitting out when the pairs are odd."""
     byes_so_far = past_byes or Counter()
-    ring: list[str | None] = list(players)
-    if len(ring) % 2:
-        ring.append(None)
-    size = len(ring)
-    turn = (round_number - 1) % (size - 1)
-    others = ring[1:]
-    arranged = [ring[0], *others[turn:], *others[:turn]]
     pairs: list[tuple[str, str]] = []
     byes: list[str] = []
-    for index in range(size // 2):
-        first, second = arranged[index], arranged[size - 1 - index]
+    for first, second in circle(players, round_number):
         if first is None or second is None:
             byes.extend(p for p in (first, second) if p is not None)
         else:

@@ -17,10 +17,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from euchre_core import Seat, Team
 
 Tables = list[dict[Seat, str]]
+T = TypeVar("T")
 
 
 Seating = tuple[Sequence[Mapping[Seat, str]], Sequence[str]]
@@ -219,6 +221,21 @@ def north_stays(first: Sequence[dict[Seat, str]], round_number: int) -> Tables:
              Seat.W: first[(t + step) % count][Seat.W]} for t in range(count)]
 
 
+def circle(items: Sequence[T], round_number: int) -> list[tuple[T | None, T | None]]:
+    """Round ``round_number`` of a round robin by the circle method: the first
+    item stays, the others turn one place a round; each item is matched once
+    with every other over ``len(items) - 1`` rounds (odd: None, a bye, is
+    matched too).  Needs at least one item."""
+    ring: list[T | None] = list(items)
+    if len(ring) % 2:
+        ring.append(None)
+    size = len(ring)
+    turn = (round_number - 1) % (size - 1)
+    others = ring[1:]
+    arranged = [ring[0], *others[turn:], *others[:turn]]
+    return [(arranged[index], arranged[size - 1 - index]) for index in range(size // 2)]
+
+
 def fixed_pairs(pairs: Sequence[tuple[str, str]], round_number: int
                 ) -> tuple[Tables, list[str]]:
     """Partners stay together all night; the pairs meet each other pair in
@@ -226,17 +243,9 @@ def fixed_pairs(pairs: Sequence[tuple[str, str]], round_number: int
     number is odd."""
     if len(pairs) < 2:
         raise ValueError(f"fixed pairs: a round needs at least 2 pairs, not {len(pairs)}")
-    ring: list[tuple[str, str] | None] = list(pairs)
-    if len(ring) % 2:
-        ring.append(None)
-    size = len(ring)
-    turn = (round_number - 1) % (size - 1)
-    others = ring[1:]
-    arranged = [ring[0], *others[turn:], *others[:turn]]
     tables: Tables = []
     byes: list[str] = []
-    for index in range(size // 2):
-        first, second = arranged[index], arranged[size - 1 - index]
+    for first, second in circle(pairs, round_number):
         if first is None or second is None:
             byes.extend(name for pair in (first, second) if pair is not None for name in pair)
         else:

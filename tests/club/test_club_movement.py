@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from euchre_core import Seat
 from firmware.club.director import Director
-from firmware.club.movement import Seating, Tables, progressive
+from firmware.club.movement import Seating, Tables, circle, progressive
 from firmware.club.protocol import RoundFormat
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,3 +153,18 @@ def test_the_director_seats_from_every_round_before(tmp_path: Path) -> None:
         byes.update(a.byes)
         assert max(byes.values()) - min(byes[p] for p in kept.players()) <= 1
     assert len(byes) == 18  # 9 rounds of 2 byes: everyone once
+
+
+@given(st.integers(min_value=2, max_value=21))
+def test_the_circle_matches_every_item_with_every_other_once_a_cycle(count: int) -> None:
+    items = list(range(count))
+    cycle = count - 1 if count % 2 == 0 else count  # odd: None (the bye) is one more item
+    met: Counter[frozenset[int | None]] = Counter()
+    for round_number in range(1, cycle + 1):
+        matches = circle(items, round_number)
+        seen = [item for match in matches for item in match if item is not None]
+        assert sorted(seen) == items  # everyone once a round
+        met.update(frozenset(match) for match in matches)
+    assert all(times == 1 for times in met.values())
+    assert len(met) == (count + count % 2) * (count + count % 2 - 1) // 2
+    assert circle(items, cycle + 1) == circle(items, 1)  # then it starts again
