@@ -51,7 +51,8 @@ def organiser_token(state_dir: Path) -> str:
         token = ""
     if token:
         return token
-    token = secrets.token_urlsafe(24)
+    # hex, 192 bits: never starting with '-', which argparse takes for an option
+    token = secrets.token_hex(24)
     temporary = path.with_name(path.name + ".tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="ascii") as handle:

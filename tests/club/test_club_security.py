@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import queue
+import re
 import shutil
 import ssl
 import stat
@@ -324,6 +325,9 @@ def test_the_token_is_kept_owner_only_and_found_by_the_commands(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     token = organiser_token(tmp_path)
     assert organiser_token(tmp_path) == token and len(token) >= 32
+    # hex: a token starting with '-' was taken by argparse for an option
+    # ("--token: expected one argument") in one run of six-odd
+    assert re.fullmatch("[0-9a-f]{48}", token), token
     assert stat.S_IMODE((tmp_path / TOKEN_NAME).stat().st_mode) == 0o600
     monkeypatch.delenv("EUCHRE_CLUB_TOKEN", raising=False)
     assert find_token(None, str(tmp_path)) == token
