@@ -154,20 +154,28 @@ class Table:
 
 @pytest.fixture
 def table(scenes: dict[str, tuple[Rules, Path]]) -> Iterator[Callable[[str, str], Table]]:
+    """A fresh copy of a scene a call.  A table is used only until the next
+    one is made, so that one is closed then (hundreds stay open otherwise:
+    past an ordinary user's 1,024 open files)."""
     opened: list[Referee] = []
+    made = 0
     with tempfile.TemporaryDirectory(dir=_shm(), prefix="advice-") as root:
 
         def make(scene: str, layout: str) -> Table:
+            nonlocal made
+            while opened:
+                opened.pop().store.close()
             rules, path = scenes[scene]
-            copy = Path(root) / f"{len(opened)}"
+            copy = Path(root) / f"{made}"
+            made += 1
             shutil.copytree(path, copy, ignore=shutil.ignore_patterns("referee.lock"))
             clock = FakeClock()
             opened.append(_open(copy, rules, layout, clock))
             return Table(opened[-1], clock, layout)
 
         yield make
-        for referee in opened:
-            referee.store.close()
+        while opened:
+            opened.pop().store.close()
 
 
 Probe = tuple[str, tuple[str, ...], str, bool]
