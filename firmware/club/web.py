@@ -258,7 +258,7 @@ def room_url(request: Request) -> str:
             try:  # no packet is sent: only the route out is looked up
                 probe.connect(("192.0.2.1", 9))
                 host = probe.getsockname()[0]
-            except OSError:
+            except OSError:  # no route out: the address the request came to stands
                 pass
     port = f":{url.port}" if url.port else ""
     return f"{url.scheme}://{host}{port}"

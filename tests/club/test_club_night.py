@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
+from support.club_room import CHROMIUM
 
 from euchre_core import SEATS, Team, replay
 from firmware.club.protocol import HANDS_ROUND_TARGET
@@ -24,7 +24,6 @@ from firmware.club.simulate import Night
 from firmware.journal import Store
 
 pytestmark = [needs_mosquitto, pytest.mark.timeout(600)]  # real processes, a loaded CI
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def dump_dom(url: str, profile: Path) -> str:
