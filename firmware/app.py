@@ -8,6 +8,7 @@ changed.  Every entry is checked by the engine, written to the journal
 
 from __future__ import annotations
 
+import logging
 import queue
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -84,6 +85,8 @@ class FrameSink(Protocol):
     def show(self, image: Image) -> int: ...
 
 
+log = logging.getLogger("euchre.app")
+
 Renderer = Callable[[View], "Image"]
 
 Job = Callable[["Referee"], Any]
@@ -91,6 +94,22 @@ Job = Callable[["Referee"], Any]
 
 Inbox = queue.Queue[ButtonEvent | Job]
 """The main loop's queue: button events (gpiozero's threads) and jobs."""
+
+
+def job_name(job: Job) -> str:
+    """A job in words for a fault's line: its ``what`` attribute (the club box
+    names its jobs, ``"club: the director's handover"``), else its name."""
+    what = getattr(job, "what", None)
+    return what if isinstance(what, str) else (
+        f"job {getattr(job, '__qualname__', type(job).__name__)} failed")
+
+
+def fault_words(error: BaseException) -> str:
+    """An exception as one line of printable words: its message (its kind
+    when it has none), never a traceback."""
+    text = " ".join(str(error).split()).encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if text else type(error).__name__
+
 
 BROWSE_S: Final = 5.0
 """Seats layout: the choice strip PREV/NEXT opened closes after this long (s)."""
@@ -824,6 +843,16 @@ class Referee:
         """Show ``text`` on the screen's message line for a while (news, not a refusal)."""
         self._say(text, error=False)
 
+    def fault(self, what: str, error: BaseException) -> str:
+        """A job that failed (``what``: ``"club: the director's handover for
+        table 3 not taken"``): one line with the cause in words, in the log
+        and on the screen (a refusal's beep); the game and the journal stay as
+        they were.  Returns the line."""
+        line = f"{what}: {fault_words(error)}"
+        log.error("%s", line)
+        self._say(line, error=True)
+        return line
+
     def _say(self, text: str, *, error: bool) -> None:
         self.message = text
         self.message_is_error = error
@@ -901,7 +930,9 @@ class Referee:
 
     def run(self, events: Inbox, *, stop: Callable[[], bool] = lambda: False,
             on_loop: Callable[[], None] | None = None, poll: float = 1.0) -> None:
-        """The main loop: take events, apply them, redraw on change."""
+        """The main loop: take events, apply them, redraw on change.  A job
+        that fails never stops it: a journal's refusal is said and retried
+        (:meth:`retry_journal`), anything else said in one line (:meth:`fault`)."""
         self.refresh()
         while not stop():
             deadline = self.next_deadline()
@@ -915,6 +946,12 @@ class Referee:
                     self.handle(event)
                 except IllegalEntry as error:  # pragma: no cover - enter() checks first
                     self._say(str(error), error=True)
+                except JournalError as error:  # a job's write refused: said, probed, retried
+                    log.warning("%s", self._journal_failed(error))
+                except Exception as error:  # noqa: BLE001 - a job's fault never stops the table
+                    if isinstance(event, ButtonEvent):
+                        raise
+                    self.fault(job_name(event), error)
             self.retry_journal()
             self.tick()
             self.refresh()

@@ -44,13 +44,14 @@ import secrets
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from euchre_core import SEATS, Game, Rules, Seat, Team
 from euchre_core.events import Entry
+from euchre_core.log import HEADER, replay
 
 from ..app import Inbox, Referee
 from ..defaults import DEFAULT_EVENT
@@ -457,17 +458,22 @@ class ClubBox:
             kind, _ = topic_kind(self.event, topic)
             if kind == "assignment":
                 assignment = Assignment.decode(payload)
-                self.events.put(lambda referee: self._on_assignment(assignment))
+                self.events.put(BoxJob(f"club: round {assignment.round}'s assignment not taken",
+                                       lambda referee: self._on_assignment(assignment)))
             elif kind == "handover":
                 handover = Handover.decode(payload)
-                self.events.put(lambda referee: self._on_handover(handover))
+                self.events.put(BoxJob(
+                    f"club: the director's handover of table {handover.table} not taken",
+                    lambda referee: self._on_handover(handover)))
             elif kind == "clock":
                 clock = Clock.decode(payload)
-                self.events.put(lambda referee: self._on_clock(clock))
+                self.events.put(BoxJob(f"club: round {clock.round}'s clock not taken",
+                                       lambda referee: self._on_clock(clock)))
             elif kind == "ack":
                 ack = Ack.decode(payload)
                 if ack.box == self.box_id:
-                    self.events.put(lambda referee: self._on_ack(ack))
+                    self.events.put(BoxJob("club: the director's ack not taken",
+                                           lambda referee: self._on_ack(ack)))
         except MessageError as error:
             log.warning("%s: refused: %s", topic, error)
 
@@ -798,6 +804,10 @@ class ClubBox:
         if handover.box == self.box_id:
             if not self.taking_over:
                 return  # seen again (retained): taken over already
+            if handover.round not in self.state.rounds.values() and handover.lines:
+                problem = handover_problem(handover.lines)
+                if problem is not None:  # a director's fault: refused, the table plays on
+                    raise MessageError(problem)
             self.taking_over = False
             if handover.round not in self.state.rounds.values() and handover.lines:
                 try:
@@ -836,6 +846,35 @@ class ClubBox:
                 and game_id > max(self.state.rounds, default=0)
                 and referee.game.rules == rules
                 and all(referee.game.names.get(seat) == seats[seat] for seat in SEATS))
+
+
+@dataclass(frozen=True)
+class BoxJob:
+    """A job for the main loop, with what it is in words: a job that fails
+    is said as ``what: cause`` (:meth:`~firmware.app.Referee.fault`), and the
+    table plays on."""
+
+    what: str
+    run: Callable[[Referee], object]
+
+    def __call__(self, referee: Referee) -> object:
+        return self.run(referee)
+
+
+def handover_problem(lines: Sequence[str]) -> str | None:
+    """Why a handover's ``lines`` cannot be the table's game (None: they
+    can): each line UTF-8 text, and all of them a log the engine replays
+    whole (what the director kept of the table's journal)."""
+    for number, line in enumerate(lines, 1):
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"line {number} of its journal is not UTF-8 text"
+    checked = replay("\n".join([HEADER, *lines]) + "\n")
+    if checked.error is not None:
+        return (f"line {checked.error.line - 1} of its journal: {checked.error.reason}"
+                if checked.error.line > 1 else f"its journal: {checked.error.reason}")
+    return None
 
 
 def where_next(assignment: Assignment, names: list[str]) -> tuple[str, ...]:

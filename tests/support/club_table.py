@@ -30,13 +30,14 @@ from firmware.journal import Store
 class Table:
     """A referee on its main loop in a thread, joined to the club."""
 
-    def __init__(self, state_dir: Path, broker: str, table: int, event: str) -> None:
+    def __init__(self, state_dir: Path, broker: str, table: int, event: str, *,
+                 take_over: bool = False) -> None:
         self.events: queue.Queue[Any] = queue.Queue()
         self.store = Store(state_dir)
         self.referee = Referee(Config(state_dir=state_dir), self.store,
                                renderer=lambda view: view)
         self.box = ClubBox(self.referee, self.events, broker=broker, table=table, event=event,
-                           resend_s=1.0).start()
+                           resend_s=1.0, take_over=take_over).start()
         self.stopping = threading.Event()
         self.thread = threading.Thread(
             target=self.referee.run, args=(self.events,),
