@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import random
@@ -38,11 +37,13 @@ from support.journal_kit import (
     HOLDER,
     INTACT,
     REPORTED,
+    fill,
     flip_bytes,
     is_root,
     journal_bytes,
     judge,
     session,
+    small_card,
     truncate,
 )
 from support.serial_kit import FULL_GAME, Device, Host
@@ -96,28 +97,8 @@ def table(state_dir: Path) -> list[list[str]]:
 @pytest.fixture
 def card(tmp_path: Path) -> Iterator[Path]:
     """A 1 MiB tmpfs standing in for the SD card (root only)."""
-    if not is_root():
-        pytest.skip("mounting a tmpfs needs root")
-    mount = tmp_path / "card"
-    mount.mkdir()
-    done = _run("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount))
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    yield mount
-    _run("umount", "-l", str(mount))
-
-
-def fill(directory: Path) -> Path:
-    """Fill the file system of ``directory`` to the last byte."""
-    filler = directory / "filler"
-    with open(filler, "wb", buffering=0) as handle:
-        try:
-            while True:
-                handle.write(bytes(4096))
-                handle.flush()
-        except OSError as error:
-            assert error.errno == errno.ENOSPC
-    return filler
+    with small_card(tmp_path) as mount:
+        yield mount
 
 
 def test_a_full_card_refuses_the_entry_in_words_and_recovers(card: Path) -> None:

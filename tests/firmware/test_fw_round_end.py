@@ -1,18 +1,22 @@
 """A game's end accepted or disputed at the table (firmware/round_end.py), in
 both layouts, on a real Referee and journal: the cursor layout's accept /
 dispute, the seats layout's OK twice (never a double tap), a journal that
-refuses the verdict's write (nothing shown taken; asked again)."""
+refuses the verdict's write (a full card: nothing shown taken; asked again)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from support.journal_kit import fill, small_card
+
 from euchre_core import Rules, parse_event
 from firmware.app import Referee
 from firmware.buttons import CONFIRM_GUARD_S
 from firmware.config import Config
-from firmware.journal import JournalError, Store
+from firmware.journal import Store
 from firmware.round_end import house_round_end, verdict_of
+
+FULL = "the card is full: nothing new can be kept"
 
 
 class Clock:
@@ -70,19 +74,27 @@ def test_the_seats_layout_disputes_on_a_second_ok_never_a_double_tap(tmp_path: P
 
 
 def test_a_verdict_the_journal_refuses_is_not_shown_taken(tmp_path: Path) -> None:
-    clock = Clock()
-    referee, store = finished_game(tmp_path, "seats", clock)
-    try:
-        def refuse(game_id: int, line: str, flow: str | None = None) -> None:
-            raise JournalError("the card is full")
-
-        kept = store.append
-        store.append = refuse  # type: ignore[method-assign]
-        referee.press("N")
-        assert referee.message == "not kept, ask again: the card is full"
-        assert referee.notice is not None and referee.notice[0] == "Game over"
-        store.append = kept  # type: ignore[method-assign]
-        referee.press("S")
-        assert store.lines(referee.game_id)[-1] == "# result accepted by NS"
-    finally:
-        store.close()
+    with small_card(tmp_path) as card:  # a real full card (a small tmpfs; root only)
+        clock = Clock()
+        state = card / "state"
+        state.mkdir()
+        referee, store = finished_game(state, "seats", clock)
+        try:
+            before = store.lines(referee.game_id)
+            filler = fill(card)
+            referee.press("N")
+            assert referee.message == f"not kept, ask again: {FULL}"
+            assert referee.notice is not None and referee.notice[0] == "Game over"
+            assert store.lines(referee.game_id) == before  # nothing acknowledged
+            filler.unlink()  # room again: the same side accepts, kept this time
+            referee.press("S")
+            assert referee.notice is not None and referee.notice[0] == "Game: accepted"
+            assert store.lines(referee.game_id) == [*before, "# result accepted by NS"]
+            game_id = referee.game_id
+        finally:
+            store.close()
+        again = Store(state, readonly=True)  # what the card holds: exactly what was shown
+        try:
+            assert again.lines(game_id) == [*before, "# result accepted by NS"]
+        finally:
+            again.close()

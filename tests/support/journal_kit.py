@@ -16,14 +16,19 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from firmware.journal import ACKS_NAME, JOURNAL_NAME, chain_crc, reset_acks
 from support.crash_child import Model, make_config, open_referee, setup_lines, stored_games
@@ -168,6 +173,39 @@ def rechain(state_dir: Path) -> int:
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+@contextmanager
+def small_card(directory: Path, size: str = "1m") -> Iterator[Path]:
+    """A ``size`` tmpfs mounted at ``directory/card``, standing in for the SD
+    card (a real full disk with :func:`fill`).  Mounting needs root: the
+    test skips otherwise, saying so."""
+    if not is_root():
+        pytest.skip("mounting a tmpfs needs root")
+    mount = Path(directory) / "card"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+
+
+def fill(directory: Path) -> Path:
+    """Fill the file system of ``directory`` to the last byte; returns the
+    filler (unlink it and the space is back)."""
+    filler = Path(directory) / "filler"
+    with open(filler, "wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(bytes(4096))
+                handle.flush()
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
+    return filler
 
 
 HOLDER = """
