@@ -28,10 +28,11 @@ played, a table not in the round, a missing reason.
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Final
 
@@ -308,12 +309,27 @@ def reseat(tables: list[dict[Seat, str]], byes: list[str],
     return tables, byes
 
 
-def csv_rows(corrections: Iterable[Correction]) -> list[list[Any]]:
-    """The corrections CSV: a header, then one row per correction."""
+DISPUTE: Final = "dispute"
+"""The ``kind`` of a corrections CSV row that is a result disputed at its
+table: not a correction (no id, nothing changed) but the organiser's to
+settle, with a ``result`` correction (``club correct result``)."""
+
+
+def csv_rows(corrections: Iterable[Correction],
+             disputes: Iterable[Mapping[str, Any]] = ()) -> list[list[Any]]:
+    """The corrections CSV: a header, then one row per correction and per
+    result disputed at its table (``disputes``: the director's board's, kind
+    :data:`DISPUTE`, no id, ``by`` the side that disputed, ``ns``/``ew`` the
+    result as the table had it), in the order they came (a dispute by when
+    the director got it)."""
     rows: list[list[Any]] = [["id", "made", "by", "kind", "what", "reason", "round", "table",
                               "player", "other", "points", "ns", "ew"]]
-    for c in corrections:
-        rows.append([c.id, stamp(c.made), c.who, c.kind, c.describe(), c.reason,
-                     *("" if v is None else v for v in (c.round, c.table, c.player, c.other,
-                                                         c.points, c.ns, c.ew))])
+    fixes = ((c.made, [c.id, stamp(c.made), c.who, c.kind, c.describe(), c.reason,
+                       *("" if v is None else v for v in (c.round, c.table, c.player, c.other,
+                                                           c.points, c.ns, c.ew))])
+             for c in corrections)
+    said = sorted(((d["at"], ["", stamp(d["at"]), d["by"], DISPUTE, d["what"], "", d["round"],
+                              d["table"], "", "", "", d["score"]["NS"], d["score"]["EW"]])
+                   for d in disputes), key=lambda item: item[0])
+    rows.extend(row for _, row in heapq.merge(fixes, said, key=lambda item: item[0]))
     return rows

@@ -928,10 +928,13 @@ class Director:
         return out.getvalue()
 
     def corrections_csv(self) -> str:
-        """The audit list: every correction, with who, when and why."""
+        """The audit list: every correction, with who, when and why, and every
+        result disputed at its table (kind ``dispute``) among them."""
+        with self.lock:
+            board = self.board()
+            rows = fixes.csv_rows(self.corrections(), board["disputes"])
         out = io.StringIO()
-        csv.writer(out).writerows(
-            [csv_cell(cell) for cell in row] for row in fixes.csv_rows(self.corrections()))
+        csv.writer(out).writerows([csv_cell(cell) for cell in row] for row in rows)
         return out.getvalue()
 
     def table_logs(self) -> dict[tuple[int, int], str]:

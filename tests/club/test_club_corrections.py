@@ -141,6 +141,26 @@ def test_a_result_corrected_counts_instead_of_the_journal(tmp_path: Path) -> Non
         ["Kim", "result", "round 1, table 2: result set to NS 3, EW 3", "as agreed"]]
 
 
+def test_a_result_disputed_at_the_table_is_in_the_corrections_csv(tmp_path: Path) -> None:
+    director = make(tmp_path)
+    first = director.start_round(RoundFormat(hands=1), force=True)
+    play(director, first, 1, [[*NS_ONE, "# result disputed by EW"]])  # as the box sends it
+    play(director, first, 2, [[*EW_ONE, "# result accepted by NS"]])
+    rows = list(csv.reader(io.StringIO(director.corrections_csv())))
+    (dispute,) = [row for row in rows[1:] if row[3] == "dispute"]  # not the accepted one
+    assert dispute[:1] + dispute[2:] == [
+        "", "EW", "dispute", "round 1, table 1: NS 1 EW 0 disputed by EW at the table; the "
+        "organiser decides (club correct result)", "", "1", "1", "", "", "", "1", "0"]
+    assert dispute[1] == director.board()["disputes"][0]["when"]
+    director.correct(correction("result", round=1, table=1, ns=0, ew=1))
+    rows = list(csv.reader(io.StringIO(director.corrections_csv())))
+    assert [(row[0], row[3], row[4]) for row in rows[1:]] == [  # in the order they came
+        ("", "dispute", "round 1, table 1: NS 1 EW 0 disputed by EW at the table; settled by "
+                        "correction 1"),
+        ("1", "result", "round 1, table 1: result set to NS 0, EW 1")]
+    assert [c.kind for c in director.corrections()] == ["result"]  # a dispute is no record
+
+
 def test_a_penalty_comes_off_the_total(tmp_path: Path) -> None:
     director = make(tmp_path)
     first = director.start_round(RoundFormat(hands=1), force=True)
