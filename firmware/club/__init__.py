@@ -69,9 +69,13 @@ def _register_players(args: argparse.Namespace) -> int:
 
 def _round(args: argparse.Namespace) -> int:
     from ..exits import EXIT_INVALID, EXIT_OK
+    from .protocol import DEFAULT_HANDS
     from .simulate import post_json
 
-    body: dict[str, Any] = {"target": args.target} if args.target else {"hands": args.hands}
+    body: dict[str, Any] = (
+        {"target": args.target} if args.target else {"hands": args.hands}
+        if args.hands is not None else {} if args.minutes is not None  # time alone
+        else {"hands": DEFAULT_HANDS})
     if args.rules:
         body["rules"] = args.rules.split()
     body["movement"] = args.movement
@@ -280,10 +284,13 @@ def register(commands: Any) -> None:
                          help="the names two by two are fixed partners (movement 'pairs')")
     players.add_argument("names", nargs="+", metavar="NAME")
     players.set_defaults(run=_register_players)
+    from .protocol import DEFAULT_HANDS
+
     round_parser = sub.add_parser("round", help="start the next round (seats everyone)")
     add_organiser_options(round_parser)
-    round_parser.add_argument("--hands", type=int, default=8, metavar="N",
-                              help="a round of N hands (default 8)")
+    round_parser.add_argument("--hands", type=int, metavar="N",
+                              help=f"a round of N hands (default {DEFAULT_HANDS}; none with "
+                              "--minutes alone: a round bounded by time only)")
     round_parser.add_argument("--target", type=int, metavar="N",
                               help="instead: a game to N points")
     round_parser.add_argument("--rules", metavar="SETTINGS",
@@ -297,7 +304,9 @@ def register(commands: Any) -> None:
     from .control import FORCED_RULE, TIME_RULE
 
     round_parser.add_argument("--minutes", type=float, metavar="N",
-                              help=f"a timed round as well: when N minutes are up, {TIME_RULE}")
+                              help=f"a timed round: when N minutes are up, {TIME_RULE}; "
+                              "alone, the round is bounded by time only; with --hands or "
+                              "--target, whichever comes first")
     round_parser.add_argument("--force", action="store_true",
                               help="start it even while tables still play the round before "
                               f"(refused, naming them, without it): their games end, "

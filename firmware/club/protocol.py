@@ -38,6 +38,8 @@ VERSION: Final = 1
 """``"v"`` of every message; a message of another version is refused."""
 ROOT: Final = "euchre"
 DEFAULT_PORT: Final = 1883
+DEFAULT_HANDS: Final = 8
+"""Hands in a round when the organiser names no format (``club round``, ``POST /rounds``)."""
 DEFAULT_TLS_PORT: Final = 8883
 QOS: Final = 1
 MAX_PAYLOAD: Final = 64 * 1024
@@ -258,7 +260,7 @@ class RoundFormat:
     """A round of ``hands`` hands, or a game to ``target`` (at most one is
     set), and/or of ``minutes`` (timed: :data:`.control.TIME_RULE`)."""
 
-    hands: int | None = 8
+    hands: int | None = DEFAULT_HANDS
     target: int | None = None
     minutes: float | None = None
     """Minutes from the round's start to the call of time (a fraction: a rehearsal)."""

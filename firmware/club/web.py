@@ -63,7 +63,7 @@ from euchre_core import Rules, RulesError
 from .auth import organiser_token, refusal
 from .corrections import Correction
 from .director import Director, DirectorError, standings_json
-from .protocol import MessageError, RoundFormat
+from .protocol import DEFAULT_HANDS, MessageError, RoundFormat
 from .scorecards import cards_csv, cards_html
 
 STATIC = Path(__file__).with_name("static")
@@ -155,7 +155,7 @@ def build_app(director: Director, token: str | None = None) -> Starlette:
                 return JSONResponse({"error": f"'{key}': true or false, not {value!r}"},
                                     status_code=400)
         try:
-            round_format = RoundFormat.from_json(data or {"hands": 8})
+            round_format = RoundFormat.from_json(data or {"hands": DEFAULT_HANDS})
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
                 raise MessageError("'rules': a list of key=value settings")
             rules = Rules.from_tokens(tokens)
