@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.broker import Mosquitto, free_port  # noqa: E402
+from support.broker import Mosquitto, on_a_free_port  # noqa: E402
 from support.http_kit import post  # noqa: E402
 from support.mqtt_peer import Peer  # noqa: E402
 
@@ -69,17 +69,20 @@ class Attacker:
 
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
-        self.port = free_port()
-        setup = workdir / "setup"
-        subprocess.run([sys.executable, "-m", "firmware", "club", "setup", "--tables", "3",
-                        "--out", str(setup), "--host", "127.0.0.1", "--port", str(self.port),
-                        "--bind", "127.0.0.1", "--event", EVENT, "--quiet"],
-                       check=True, capture_output=True)
+
+        def start(port: int) -> tuple[Mosquitto, Path]:  # set up again if the port is taken
+            setup = workdir / f"setup-{port}"
+            subprocess.run([sys.executable, "-m", "firmware", "club", "setup", "--tables", "3",
+                            "--out", str(setup), "--host", "127.0.0.1", "--port", str(port),
+                            "--bind", "127.0.0.1", "--event", EVENT, "--quiet"],
+                           check=True, capture_output=True)
+            return Mosquitto(workdir / "broker", port=port, include=setup / "mosquitto"), setup
+
+        self.broker, setup = on_a_free_port(start)
+        self.port = self.broker.port
         self.logins = {name: read_login(str(setup / "boxes" / f"{name}.toml"))
                        for name in ("table-1", "table-2", "table-3")}
         self.logins["director"] = read_login(str(setup / "director.toml"))
-        self.broker = Mosquitto(workdir / "broker", port=self.port,
-                                include=setup / "mosquitto")
         self.night = Night(f"mqtt://127.0.0.1:{self.port}", workdir / "night", tables=2,
                            event=EVENT, pace=0.05, resend_s=1.0, logins=setup)
         self.attacks: list[Attack] = []

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.broker import Mosquitto, free_port, needs_mosquitto
+from support.broker import Mosquitto, needs_mosquitto, on_a_free_port
 from support.http_kit import post
 from support.mqtt_peer import Peer
 from test_club_night import CHROMIUM, dump_dom, journal_standings
@@ -65,10 +65,13 @@ def login(out: Path, user: str) -> BrokerLogin:
 @pytest.fixture
 def secure(tmp_path: Path) -> Iterator[tuple[Mosquitto, Path]]:
     """A real mosquitto run with `club setup --tables 4`'s files."""
-    port = free_port()
-    out = tmp_path / "setup"
-    run_setup(out, "--tables", "4", "--port", str(port), "--quiet")
-    broker = Mosquitto(tmp_path / "broker", port=port, include=out / "mosquitto")
+
+    def start(port: int) -> tuple[Mosquitto, Path]:  # set up again if the port is taken
+        out = tmp_path / f"setup-{port}"
+        run_setup(out, "--tables", "4", "--port", str(port), "--quiet")
+        return Mosquitto(tmp_path / "broker", port=port, include=out / "mosquitto"), out
+
+    broker, out = on_a_free_port(start)
     try:
         yield broker, out
     finally:
@@ -215,15 +218,18 @@ def test_tls_with_a_certificate_made_here(tmp_path: Path) -> None:
     (certs / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
     openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
             "-CAcreateserial", "-out", "broker.crt", "-days", "2", "-extfile", "san.ext")
-    port = free_port()
-    out = tmp_path / "setup"
-    run_setup(out, "--tables", "2", "--tls-cert", str(certs / "broker.crt"), "--tls-key",
-              str(certs / "broker.key"), "--tls-port", str(port), "--tls-only",
-              "--cafile", str(certs / "ca.crt"), "--quiet")
+
+    def start(port: int) -> tuple[Mosquitto, Path]:  # set up again if the port is taken
+        out = tmp_path / f"setup-{port}"
+        run_setup(out, "--tables", "2", "--tls-cert", str(certs / "broker.crt"), "--tls-key",
+                  str(certs / "broker.key"), "--tls-port", str(port), "--tls-only",
+                  "--cafile", str(certs / "ca.crt"), "--quiet")
+        return Mosquitto(tmp_path / "broker", port=port, include=out / "mosquitto"), out
+
+    broker, out = on_a_free_port(start)
     box = load_config(out / "boxes/table-1.toml")
-    assert box.club_broker == f"mqtts://127.0.0.1:{port}"
+    assert box.club_broker == f"mqtts://127.0.0.1:{broker.port}"
     assert box.club_cafile == str(certs / "ca.crt")
-    broker = Mosquitto(tmp_path / "broker", port=port, include=out / "mosquitto")
     try:
         got: queue.Queue[bytes] = queue.Queue()
         connected: queue.Queue[bool] = queue.Queue()
@@ -249,7 +255,7 @@ def test_tls_with_a_certificate_made_here(tmp_path: Path) -> None:
         stranger.username_pw_set("table-1", login(out, "table-1").password)
         stranger.tls_set()  # the system's CAs: they never signed the club's certificate
         with pytest.raises(ssl.SSLCertVerificationError):
-            stranger.connect("127.0.0.1", port)
+            stranger.connect("127.0.0.1", broker.port)
     finally:
         broker.stop()
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.broker import MOSQUITTO, Mosquitto, free_port, needs_mosquitto
+from support.broker import MOSQUITTO, Mosquitto, needs_mosquitto
 from test_fw_durable_install import fake_root, install
 
 from firmware.club.protocol import status_topic
@@ -316,7 +316,7 @@ def test_a_box_with_no_network_keeps_trying_and_joins_once_it_is_there(
     """As at boot before the Wi-Fi: a network namespace with nothing up, not
     even its loopback.  The box scores on, says it tries again (each wait
     twice the last), and joins once the network and a broker are there."""
-    port = free_port()
+    port = 1883  # the namespace's own loopback: nothing else listens there
     box = Box(tmp_path / "box", f"mqtt://127.0.0.1:{port}", "private")
     mosquitto = None
     try:

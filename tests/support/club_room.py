@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from firmware.club.protocol import (
     status_topic,
 )
 from firmware.club.simulate import WINNER_LEVEL
+from support.broker import listening_socket
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -138,23 +138,19 @@ def end_night(director: Director, clock: Clock) -> None:
                          Status(table, f"box{table}", False, number, number).encode())
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def served(director: Director) -> Iterator[str]:
-    """The director's web side on a free port (uvicorn, a thread): its URL."""
+    """The director's web side on a port of its own (uvicorn, a thread, on a
+    socket bound before it starts: no race for the port): its URL."""
     import uvicorn
 
     from firmware.club.web import build_app
 
+    sock = listening_socket()
+    port = int(sock.getsockname()[1])
     server = uvicorn.Server(uvicorn.Config(build_app(director, "token"), host="127.0.0.1",
-                                           port=free_port(), log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
+                                           port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
     while not server.started:  # uvicorn's own flag, set once it listens
@@ -162,10 +158,11 @@ def served(director: Director) -> Iterator[str]:
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{server.config.port}"
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = server.force_exit = True  # open streams closed, not awaited
         thread.join(30)
+        sock.close()
 
 
 @contextmanager
