@@ -4,11 +4,13 @@
 # for the unit check, mosquitto (the MQTT broker) and chromium with its
 # chromedriver (headless, the live standings page, driven by selenium) for the
 # club-night tests, shellcheck for the shell
-# scripts.  Installs what is missing
+# scripts, strace for the injected faults, node for EGN's rules engine, openssl
+# for the broker's TLS test (tests/support/system_tools.py names each program's
+# package).  Installs what is missing
 # when run as root with apt-get; otherwise says what to install (the tests
 # that need a missing package skip and say why).
 set -u
-packages=(fonts-dejavu-core tmux systemd mosquitto chromium chromium-driver shellcheck)
+packages=(fonts-dejavu-core tmux systemd mosquitto chromium chromium-driver shellcheck strace nodejs openssl)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

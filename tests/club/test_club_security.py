@@ -24,6 +24,7 @@ import pytest
 from support.broker import Mosquitto, needs_mosquitto, on_a_free_port
 from support.http_kit import post
 from support.mqtt_peer import Peer
+from support.system_tools import missing
 from test_club_night import CHROMIUM, dump_dom, journal_standings
 
 from firmware.app import Referee
@@ -203,7 +204,7 @@ def test_nobody_can_knock_the_director_off(secure: tuple[Mosquitto, Path],
 @needs_mosquitto
 def test_tls_with_a_certificate_made_here(tmp_path: Path) -> None:
     if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed (apt-get install openssl)")
+        pytest.skip(missing("openssl"))
     certs = tmp_path / "certs"
     certs.mkdir()
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
 from support.club_kit import ClubFlips
+from support.system_tools import needs
 
 from firmware.club.box import RECORD_KEY, STATE_NAME, BoxState, ClubStateError, set_aside
 from firmware.journal import Store
@@ -112,7 +112,7 @@ def test_a_damaged_club_json_is_set_aside_with_its_reason(tmp_path: Path) -> Non
     assert first.with_name(first.name + ".reason").read_text() == "why\n"
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@needs("strace")
 def test_club_json_is_written_atomically(tmp_path: Path) -> None:
     """A temporary, written and fsynced, renamed over club.json, then the
     directory fsynced: seen in the system calls themselves."""

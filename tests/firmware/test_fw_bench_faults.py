@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from types import ModuleType
 import pytest
 from support.crash_child import make_config, setup_lines
 from support.scripts import ROOT, load_script
+from support.system_tools import needs
 
 from firmware.journal import Store
 
@@ -27,7 +27,7 @@ def bench() -> ModuleType:
     return load_script("bench/faults.py")
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@needs("strace")
 @pytest.mark.timeout(600)
 def test_quick_prints_one_table_with_every_row(bench: ModuleType) -> None:
     result = subprocess.run([sys.executable, "bench/faults.py", "--quick", "--json"],

@@ -7,13 +7,13 @@ presses.  The figures themselves are the benches'."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from support.scripts import load_script
+from support.system_tools import needs
 
 from firmware.app import Referee
 from firmware.config import Config
@@ -58,7 +58,7 @@ def test_the_games_played_one_after_another_are_the_same_game(
     assert all(lines == bench.SEATS_JOURNAL[1:] for lines in stored)
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+@needs("strace")
 def test_the_flushes_are_put_to_their_presses(bench: ModuleType, tmp_path: Path) -> None:
     flush = load_script("bench/flush_bench.py")
     lines = flush.count(tmp_path / "state", tmp_path)

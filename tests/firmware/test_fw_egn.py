@@ -21,6 +21,7 @@ from core.test_core_prop_games import Played, card_games, props, winner_games
 from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
+from support.system_tools import missing
 
 from euchre_core import Rules, Team, replay, write_log
 from euchre_core.events import Renege, Tricks
@@ -137,7 +138,7 @@ def baseline_changes(document: dict[str, Any]) -> list[list[int]]:
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed: EGN's rules engine is "
+@pytest.mark.skipif(NODE is None, reason=f"{missing('node')}: EGN's rules engine is "
                     "JavaScript (the schema test still runs)")
 @props(15)
 @given(card_games(rules=st.just(Rules())))
@@ -171,7 +172,7 @@ def test_the_baseline_engine_sees_a_known_deal(tmp_path: Path) -> None:
     """A fixed check that the runner reads EGN's engine at all: the left
     bower example is a euchre, EW +2."""
     if NODE is None:
-        pytest.skip("node is not installed")
+        pytest.skip(missing("node"))
     egn = log_to_egn((ROOT / "examples" / "left-bower.log").read_text("utf-8"))[0]
     assert baseline_changes(egn.document) == [[0, 2]]
 

@@ -7,7 +7,6 @@ import io
 import os
 import pty
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import pytest
 from PIL import Image
 from support.app_kit import press
 from support.serial_kit import TIMEOUT
+from support.system_tools import needs
 
 from euchre_core import Seat, Suit, Team
 from euchre_core.events import NewGame, Order, Players, Trick, Upcard
@@ -436,7 +436,7 @@ def test_fw_emulate_bad_option_is_a_usage_error(tmp_path: Path) -> None:
     assert done.stdout == b""
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@needs("tmux")
 def test_fw_emulate_under_tmux(tmp_path: Path) -> None:
     socket = f"fw-emulator-{os.getpid()}"
     tmux = ["tmux", "-u", "-L", socket]

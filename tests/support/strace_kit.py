@@ -24,6 +24,8 @@ from pathlib import Path
 
 from firmware.journal import ACKS_NAME, JOURNAL_NAME, LOCK_NAME
 
+from .system_tools import missing
+
 CHILD = Path(__file__).resolve().with_name("crash_child.py")
 ROOT = CHILD.parents[2]
 STRACE = shutil.which("strace")
@@ -33,7 +35,7 @@ _FLUSH = re.compile(r"^(?:\d+ +)?(fsync|fdatasync)\(\d+<([^>]*)>\) += (-?\d+)(.*
 def strace_problem() -> str | None:
     """Why strace cannot inject faults here (None: it can)."""
     if STRACE is None:
-        return "strace is not installed"
+        return missing("strace")
     done = subprocess.run([STRACE, "-qq", "-o", os.devnull, "-e", "inject=fdatasync:error=EIO",
                            "true"], capture_output=True, text=True, check=False)
     if done.returncode:
