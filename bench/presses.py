@@ -26,7 +26,11 @@ count straight from the trick list when it offers it, else through the claim
 menu).  The comparison is fair: both layouts enter the same facts, entry for
 entry (every hand's journal is checked against the hand, in each layout), the
 new game before a hand is counted in neither, and each table waits out each
-hand's result screen (the fake clock moves on).
+hand's result screen (the fake clock moves on).  The fake clock also moves
+:data:`PRESS_S` (1.0 s) with each press, a table's pace between two presses,
+so that no press is taken for the quick second tap of the one before
+(``firmware.buttons.CONFIRM_GUARD_S``, 0.6 s): the presses counted are the
+ones a table makes, none refused.
 
 A hand counts towards one kind per table (:func:`kind`).  The cursor layout's
 presses are compared with the seats layout's for the same hands: the goal
@@ -66,6 +70,10 @@ STYLES = ("plain", "bidding", "claim", "defend")
 
 CLAIM_AFTER = 3
 """The ``claim`` table claims the rest after this many tricks."""
+
+PRESS_S = 1.0
+"""Seconds between two presses at the table (the fake clock moves this much a
+press): longer than the quick second tap that asks instead of entering."""
 
 _RAM = "/dev/shm" if Path("/dev/shm").is_dir() else None
 """The journals' directory: in RAM, so that the syncs of each press cost nothing."""
@@ -223,7 +231,10 @@ class Table:
 
     def press(self, button: str) -> None:
         self.presses += 1
+        self.clock.t += PRESS_S  # a table's pace: no press is a quick second tap
         self.referee.press(button)
+        message = self.referee.message
+        assert not (message and self.referee.message_is_error), (button, message)
 
     def pick(self, kind: str, value: object = None) -> None:
         """Cursor layout: move the shorter way round to the option whose

@@ -52,11 +52,11 @@ from .buttons import (
     UNDO,
     hold_opens_help,
     label,
+    twice_quickly,
 )
 from .care import ScreenCare
 from .config import Config
 from .flow import (
-    CONFIRMS,
     RULE_PROFILES,
     Action,
     FlowState,
@@ -187,9 +187,9 @@ class Referee:
         self._held: tuple[str, float] | None = None
         self._last_press: tuple[str, float] | None = None
         """The last press and when (a confirmation is never a double tap)."""
-        self._asked_at: float | None = None
-        """When the last press asked for a confirmation (or was refused as
-        the double tap of one)."""
+        self._asked = False
+        """Whether the last press was an OK that opened a question (or was
+        refused as the double tap of one): :meth:`_double_tap`."""
         """A long-pressed button and when its long press came (stuck check)."""
         self.notice: tuple[str, tuple[str, ...]] | None = None
         self.flags: tuple[str, ...] = ()
@@ -459,6 +459,7 @@ class Referee:
         now = self.clock()
         self._tap = (button, self.state.copy(), len(self.game.entries))
         last, self._last_press = self._last_press, (button, now)
+        asked, self._asked = self._asked, False
         if self._held is not None and self._held[0] == button:
             self._held = None  # pressed again: it was let go
         if self.page is None and any(hook(button) for hook in list(self.press_hooks)):
@@ -486,12 +487,6 @@ class Referee:
             self._undo()
             return
         step = self.step()
-        if (button == OK and step.name in CONFIRMS and last is not None and last[0] == OK
-                and self._asked_at == last[1] and now - last[1] < CONFIRM_GUARD_S):
-            self._asked_at = now  # a double tap asks, never confirms
-            self._say(f"{label(OK)} twice quickly: read the screen, then {label(OK)} to "
-                      "confirm", error=True)
-            return
         moving = button in (PREV, NEXT)
         cursor_layout = self.config.layout == "cursor"
         if moving and not browsing and not cursor_layout and step.options:
@@ -504,14 +499,33 @@ class Referee:
             action = direct_action(self.game, self.state, step, button)
         if moving and step.options and not cursor_layout:
             self.browse_until = now + BROWSE_S
+        if action is not None and button == OK and asked and self._double_tap(last, now):
+            self._asked = True  # a double tap asks, never answers what it opened
+            self._say(twice_quickly(), error=True)
+            return
         if action is not None:
-            if action.kind in ("new-game", "suit"):  # what the next OK confirms
-                self._asked_at = now
+            game, entries = self.game, len(self.game.entries)
             self._act(action)
+            if (button == OK and self.game is game and len(game.entries) == entries
+                    and self.step().name != step.name):
+                self._asked = True  # it opened a question (a list, a confirmation)
         elif not (moving and step.options):
             self._say(f"{label(button)} does nothing {step.doing}: {step.instead}", error=True)
         # A refusal keeps the half-made call: its advice ("tap a suit", "must go
         # alone", "may order up or pass") is followed from there.
+
+    @staticmethod
+    def _double_tap(last: tuple[str, float] | None, now: float) -> bool:
+        """Whether an OK now is the quick second tap of ``last``, the press
+        before, an OK that opened a question: it entered nothing and brought
+        up another step (the trump list after the maker's seat, the claim or
+        renege list, "Misdeal?", a set-up page, the new game's
+        confirmation...), or was refused as such a tap.  Such an OK is
+        refused (it asks) whatever it would do, so that what a question offers
+        is read before it is answered: within
+        :data:`~firmware.buttons.CONFIRM_GUARD_S` of that OK (SPEC: a quick
+        second press never confirms what the first asked about)."""
+        return last is not None and last[0] == OK and now - last[1] < CONFIRM_GUARD_S
 
     def _showing_result(self, now: float) -> bool:
         """Whether the result screen of the hand just ended is up (after the

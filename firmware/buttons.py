@@ -80,8 +80,15 @@ STUCK_S: Final = 10.0
 """A button still down this long after its long press is reported as stuck (s)."""
 
 CONFIRM_GUARD_S: Final = 0.6
-"""A confirmation (a new game, a call) is never the press that asked for it
-again this soon (s): OK twice quickly asks once and confirms nothing."""
+"""An OK that opened a question (a list, a confirmation: a new game, the
+trump after the maker's seat, a claim's count...) is never followed this
+soon (s) by an OK that answers it: OK twice quickly asks once and enters
+nothing (:meth:`firmware.app.Referee.press`)."""
+
+
+def twice_quickly(then: str = "confirm") -> str:
+    """What a quick second OK is told (it did nothing): read, then OK to ``then``."""
+    return f"{LABELS[OK]} twice quickly: read the screen, then {LABELS[OK]} to {then}"
 
 
 def hold_opens_help(layout: str, button: str) -> bool:

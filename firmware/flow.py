@@ -113,11 +113,6 @@ class Step(NamedTuple):
         return min(chosen, max(len(self.options) - 1, 0))
 
 
-CONFIRMS: Final = frozenset({"confirm", "new-game"})
-"""Steps whose OK confirms what the press before asked about: OK there is
-refused within :data:`~firmware.buttons.CONFIRM_GUARD_S` of an OK before it."""
-
-
 class Setup(NamedTuple):
     """What the set-up menu offers and shows: the next game's names and rules,
     and the names the box has kept."""

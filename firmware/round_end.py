@@ -32,7 +32,16 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from euchre_core import SEATS, Game, Team
 
-from .buttons import CONFIRM_GUARD_S, NEXT, OK, PREV, SEAT_BUTTONS, UNDO, label
+from .buttons import (
+    CONFIRM_GUARD_S,
+    NEXT,
+    OK,
+    PREV,
+    SEAT_BUTTONS,
+    UNDO,
+    label,
+    twice_quickly,
+)
 from .journal import JournalError
 
 if TYPE_CHECKING:
@@ -208,8 +217,7 @@ class RoundEnd:
                 self._decide("disputed")
                 return True
             if asked is not None:
-                referee.say(f"{label(OK)} twice quickly: read the screen, then "
-                            f"{label(OK)} to dispute")
+                referee.say(twice_quickly("dispute"))
             self.dispute_asked_at = now
         else:
             referee.say(f"{self._seats(asking.side)}: accept the result; "

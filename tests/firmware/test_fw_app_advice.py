@@ -428,12 +428,25 @@ def must_go_alone(t: Table, m: re.Match[str]) -> None:
 
 
 def confirm_later(t: Table, m: re.Match[str]) -> None:
-    step = t.referee.step().name
-    t.press(OK)  # a moment later
-    if step == "new-game":
-        assert t.referee.game.phase.value == "in game" and t.referee.game.hand.number == 1
+    """A moment later OK does what the screen says it does: what the quick
+    second OK was refused (any question an OK opened: a call, a list...)."""
+    step = t.referee.step()
+    if t.layout == "cursor":
+        action = step.options[step.cursor_index(t.referee.state.cursor)].action
     else:
-        assert step == "confirm" and _bid_line(".").match(_last(t)), _last(t)
+        assert step.ok is not None  # (an OK that does nothing is never refused as quick)
+        action = step.ok
+    lines, before = journal_lines(t.referee), t.snapshot()
+    t.press(OK)  # a moment later
+    assert t.refusal is None, t.refusal
+    if step.name == "new-game":
+        assert t.referee.game.phase.value == "in game" and t.referee.game.hand.number == 1
+    elif action.kind in ("entry", "confirm", "random"):
+        assert journal_lines(t.referee)[:-1] == lines, journal_lines(t.referee)
+        if step.name == "confirm":
+            assert _bid_line(".").match(_last(t)), _last(t)
+    else:  # a list opened, a choice made: the flow moved on
+        assert t.snapshot() != before or t.referee.page is not None, (step.name, action)
 
 
 def another_suit(t: Table, m: re.Match[str]) -> None:

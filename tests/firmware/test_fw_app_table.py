@@ -192,6 +192,7 @@ def test_every_step_says_what_ok_does(table: Any) -> None:
     assert referee.view().ok_hint == "OK: no one defends"
     t.tap("OK")
     assert referee.view().ok_hint == "OK: claim the rest"
+    t.clock.advance(CONFIRM_GUARD_S)  # the trick list read (a quick OK would only ask)
     t.tap("OK")
     assert referee.view().ok_hint == "OK does nothing in the claim menu"
 

@@ -15,7 +15,7 @@ from support.scripts import load_script
 from euchre_core import Rules, Seat, Suit
 from euchre_core.events import Call, Defend, Make, NewGame, Order, Pass, Trick, Tricks, Upcard
 from firmware.app import Referee
-from firmware.buttons import NEXT, OK, PREV
+from firmware.buttons import CONFIRM_GUARD_S, NEXT, OK, PREV
 from firmware.config import Config
 from firmware.flow import Action, Option, around
 from firmware.journal import Store
@@ -125,6 +125,8 @@ def test_the_call_starts_on_the_upcard_in_round_1_and_on_next_in_round_2(
     assert under_cursor(referee).action.entry == Call(Seat.N, Suit.DIAMONDS)  # next
     assert {away(referee, Action("confirm", Call(Seat.N, suit)))
             for suit in (Suit.SPADES, Suit.CLUBS)} == {1}
+    assert isinstance(referee.clock, FakeClock)
+    referee.clock.advance(CONFIRM_GUARD_S)  # the list read: OK is the call, not a double tap
     referee.press(OK)
     assert journal_lines(referee)[-1] == "call N D"
 

@@ -17,6 +17,7 @@ from gpiozero.pins.mock import MockFactory
 from drivers import PRESS, ButtonBank, ButtonEvent, EventKind
 from euchre_core import Rules, replay, write_log
 from firmware.app import Referee
+from firmware.buttons import CONFIRM_GUARD_S
 from firmware.config import CURSOR_PINS, DEFAULT_PINS, Config
 from firmware.journal import Store
 from support.clock import FakeClock
@@ -148,7 +149,12 @@ def assert_replays(referee: Referee) -> None:
 
 
 def choose(referee: Referee, label: str, tap: Any) -> None:
-    """Cursor layout: move the cursor to the option ``label`` (NEXT/PREV) and OK."""
+    """Cursor layout: move the cursor to the option ``label`` (NEXT/PREV) and OK,
+    as a table does: the list read first (on a fake clock, time for it passes:
+    an OK on a list an OK has just opened is otherwise the double tap that
+    asks, firmware.buttons.CONFIRM_GUARD_S)."""
+    if isinstance(referee.clock, FakeClock):
+        referee.clock.advance(CONFIRM_GUARD_S)
     labels = [option.label for option in referee.step().options]
     assert label in labels, f"{label!r} not offered; offered: {labels}"
     view = referee.view()
