@@ -50,7 +50,7 @@ from euchre_core.events import (
 )
 from euchre_core.value import Record
 
-from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BY_BUTTON, Layout, seat_of
+from .buttons import BUTTON_BY_SUIT, MENU_KEYS, SUIT_BUTTONS, SUIT_BY_BUTTON, Layout, seat_of
 from .view import MENU_ROWS
 
 ActionKind = Literal[
@@ -403,20 +403,23 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
     if state.mode == "setup-names":
         options = [Option(f"{seat}: {setup.names[seat]}", Action("setup-seat", value=str(seat)),
                           str(seat)) for seat in SEATS]
-        options.append(Option("Done", Action("mode", value="setup"), "SPADES"))
-        return Step("setup-names", "Whose name?", tuple(options), ok=Action("mode", value="setup"),
+        if layout == "cursor":  # (the seats layout's OK does it: the four seats on one page)
+            options.append(Option("Done", Action("mode", value="setup")))
+        return Step("setup-names", _pick(layout, "Whose name? OK: done", "Whose name?"),
+                    tuple(options), ok=Action("mode", value="setup"),
                     menu=True, ok_words="done with the names",
                     instead=_pick(layout, "tap a seat to choose its player; " + done, done),
                     doing="in the set-up menu")
     if state.mode == "setup-name" and state.seat is not None:
         seat = Seat.from_str(state.seat)
-        # The players seated elsewhere first (a swap: the names move with them),
-        # then the names the box has kept that nobody has now.
-        labels = [(f"{setup.names[other]} (swap)", setup.names[other])
-                  for other in SEATS if other is not seat]
-        labels += [(name, name) for name in setup.kept_names if name not in setup.names.values()]
-        options = [Option(text, Action("name", value=name), MENU_KEYS[index])
-                   for index, (text, name) in enumerate(labels[:len(MENU_KEYS)])]
+        # The players seated elsewhere first, each by its seat's button (a swap:
+        # the names move with them; three rows, the first page), then the names
+        # the box has kept that nobody has now, by the suit buttons.
+        options = [Option(f"{setup.names[other]} (swap)", Action("name", value=setup.names[other]),
+                          str(other)) for other in SEATS if other is not seat]
+        kept = [name for name in setup.kept_names if name not in setup.names.values()]
+        options += [Option(name, Action("name", value=name), key)
+                    for name, key in zip(kept, SUIT_BUTTONS)]
         back = Action("mode", value="setup-names")
         if layout == "cursor":  # (the seats layout's OK does it)
             options.append(Option(f"Keep {setup.names[seat]}", back))

@@ -103,7 +103,11 @@ def test_every_seat_row_offers_the_others_and_a_swap_moves_the_names(
     t.pick("N: Anna")  # and back: the names move with the players again
     t.pick("Ragnar (swap)")
     assert journal_lines(t.referee)[-1] == "players N=Ragnar E=Sigríður S=South W=Anna"
-    t.pick("Done")
+    if layout == "seats":  # the four seats fill the page: OK is done, as its title says
+        assert "Whose name? OK: done" in t.shown()
+        t.taps("OK")
+    else:
+        t.pick("Done")
     t.pick("Done")
     t.taps("W" if layout == "seats" else "OK")  # the first dealer: the game starts
     assert t.referee.game.names[Seat.W] == "Anna"
@@ -121,3 +125,39 @@ def test_a_kept_name_is_offered_after_the_swaps(table: Any) -> None:
     t.pick("South")  # South is back: a kept name, no swap
     assert t.referee.config.names[Seat.S] == "South"
     assert journal_lines(t.referee)[-1] == "players N=Ragnar E=Sigríður S=South W=Anna"
+
+
+def test_each_name_is_picked_by_the_button_shown_beside_it(table: Any) -> None:
+    """Seats layout: the names menu shows the four seats on one page, each by its
+    seat's button; a seat's list shows the players seated elsewhere by their
+    seats' buttons (the first page), then the kept names by the suit buttons;
+    every name, on the page that shows it, is picked by the button drawn
+    beside it."""
+    t = table()
+    seated = {Seat.N: "Bob", Seat.E: "Cleo", Seat.S: "Dan", Seat.W: "Eve"}
+    t.referee.set_next_names(seated)
+    t.taps("ALONE N")
+    view = t.referee.view()
+    assert [(c.key, c.label) for c in view.choices] == [
+        (str(seat), f"{seat}: {name}") for seat, name in seated.items()]
+    for seat in SEATS:
+        others = {str(other): name for other, name in seated.items() if other is not seat}
+        t.taps(str(seat))
+        listed = [option.label for option in t.referee.step().options]
+        assert len(listed) == 7 and t.referee.view().title == f"Who sits at {seat}?"
+        first = {c.key: c.label for c in t.referee.view().choices if c.key != "ALONE"}
+        assert first == {key: f"{name} (swap)" for key, name in others.items()}
+        for label in listed:
+            for _ in range(3):  # the page that shows it (ALONE: the next page)
+                shown = {c.label: c.key for c in t.referee.view().choices}
+                if label in shown:
+                    break
+                t.taps("ALONE")
+            assert label in shown and label in " ".join(t.shown()), (seat, label)
+            t.taps(shown[label])
+            name = label.removesuffix(" (swap)")
+            assert t.referee.config.names[seat] == name, (seat, label, shown[label])
+            assert t.referee.step().name == "setup-names"
+            t.referee.set_next_names(seated)  # as they were, for the next name
+            t.taps(str(seat))
+        t.taps("OK")  # keep who sits there

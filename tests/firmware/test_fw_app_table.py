@@ -460,15 +460,15 @@ def test_set_up_players_and_rules_with_the_buttons(tmp_path: Path, factory: Any)
         labels = [c.label for c in referee.view().choices]
         t.tap(referee.view().choices[labels.index("To 11")].key)
         assert journal_lines(referee)[-1] == "rules target=11"
-        t.tap("N")  # players
-        t.taps("W W")  # West is on the second page: shown, then who sits West?
+        t.tap("N")  # players: the four seats on one page
+        t.tap("W")  # who sits West?
         view = referee.view()
         assert view.title == "Who sits at W?"
         assert "Anna" not in [c.label for c in view.choices]  # already seated
         t.tap("OK")  # keep Anna
-        t.tap("SPADES")  # "Done" is on the names' second page: shown first
-        assert "Done" in [c.label for c in referee.view().choices]
-        t.tap("SPADES")  # done with the names
+        assert referee.view().title == "Whose name? OK: done"
+        t.clock.advance(CONFIRM_GUARD_S)  # read (a quick second OK only asks)
+        t.tap("OK")  # done with the names
         t.tap("S")  # done
         assert referee.view().kind == "table" and referee.view().house_rules
         t.tap("W")  # Anna deals the first game, to 11
@@ -486,8 +486,7 @@ def test_set_up_offers_names_the_box_has_kept(tmp_path: Path) -> None:
     press_all(referee, (HAND_1 + " W OK N HEARTS OK N N N E E").split(), clock)  # two games
     referee.set_next_names({Seat.W: "Anna"})  # and Anna back for the one after
     assert "players N=Ragnar E=Sigríður S=South W=Zoë" in referee.store.lines(referee.game_id)
-    for name in "ALONE N W W".split():  # after the win: set-up, players (W: its page),
-        # who sits West?
+    for name in "ALONE N W".split():  # after the win: set-up, players, who sits West?
         referee.press(name)
     labels = [c.label for c in referee.view().choices]
     assert "Zoë" in labels and "Anna" not in labels  # kept; already seated
