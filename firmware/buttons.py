@@ -98,15 +98,17 @@ def hold_opens_help(layout: str, button: str) -> bool:
 
 def help_lines(layout: str) -> tuple[str, ...]:
     """The help screen's lines for a layout (``seats`` or ``cursor``): the
-    buttons, the long press that opens the help, and what OK does on it (the
-    first five are the ones a small screen shows without scrolling)."""
+    buttons, the long press that opens the help, and the pages OK turns to
+    from it (every page of :data:`PAGES` named; the first five lines are the
+    ones a small screen shows without scrolling)."""
+    then = f"OK now: {', '.join(PAGES[1:])}"
     if layout == "cursor":
         return (
             "PREV/NEXT: move",
             "OK: choose",
             "UNDO: back one step",
             f"Hold {LABELS[PREV]} or {LABELS[NEXT]}: help",
-            "OK now: rules, hands",
+            then,
             "Help: the last choice",
         )
     suits = "".join(LABELS[button] for button in SUIT_BUTTONS)
@@ -115,7 +117,7 @@ def help_lines(layout: str) -> tuple[str, ...]:
         f"{suits}: trump, upcard",
         f"{LABELS[ALONE]}: alone, renege",
         f"{LABELS[UNDO]}: back one step",
-        "OK now: rules, hands",
-        f"Hold {LABELS[ALONE]}: this help",
+        then,
+        f"Hold {LABELS[ALONE]}: help",
         "OK: what the screen says",
     )

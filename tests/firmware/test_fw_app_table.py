@@ -318,7 +318,7 @@ def test_a_long_press_of_alone_opens_help_and_takes_back_its_tap(table: Any) -> 
     t.factory.pin(t.pins["ALONE"]).drive_high()
     assert [(e.name, e.kind) for e in events] == [("ALONE", "press"), ("ALONE", "hold")]
     view = t.referee.view()
-    assert view.kind == "help" and "Hold ALONE: this help" in view.lines
+    assert view.kind == "help" and "Hold ALONE: help" in view.lines
     assert view.ok_hint == "OK: page 2 of 2"
     assert t.referee.store.flow(t.referee.game_id) == before  # the toggle was taken back
     assert t.referee.state.alone is False

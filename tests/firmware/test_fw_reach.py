@@ -15,6 +15,7 @@ suit buttons are printed on the box: choosing by them is no list.)
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 from collections import Counter, deque
 from pathlib import Path
@@ -287,4 +288,28 @@ def test_the_winner_is_announced_larger_than_the_score(tmp_path: Path, layout: L
     if layout == "cursor":
         assert view.lines[-1] == "New game: who deals?"
         assert view.choices[view.cursor].label == "Random dealer"
+    table.close()
+
+
+@pytest.mark.parametrize("layout", ["seats", "cursor"])
+def test_the_help_names_every_page_and_how_to_reach_it(tmp_path: Path, layout: Layout) -> None:
+    """The help, as drawn (every screen of it), names every page over the table
+    (buttons.PAGES: the help, the house rules, the hands, the stats) and how it
+    is opened; OK then turns to each page it names, in that order."""
+    table = Table(layout, Rules(), tmp_path)
+    table.press("HELP")
+    view = table.app.view()
+    assert view.kind == "help"
+    drawn = " ".join(line for screen in pages(view, load_fonts()) for line in screen).lower()
+    for page in PAGES:
+        assert re.search(rf"\b{page}\b", drawn), f"the help does not name the {page} page"
+    assert "hold" in drawn  # how the help itself opens (a long press)
+    turned = []
+    for _ in range(20):
+        if table.app.page is None:
+            break
+        if table.app.page not in turned:
+            turned.append(table.app.page)
+        table.press(OK)
+    assert turned == list(PAGES)
     table.close()
