@@ -54,9 +54,13 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
         "house_rules": game.rules != Rules(),
         "names": tuple(dict.fromkeys((*game.names.values(), *other_names))),
     }
-    if notice is not None:
-        return View(kind="notice", title=notice[0], lines=notice[1], cursor=page_at,
-                    ok_hint="any button: back", **base)
+    if notice is not None:  # any button turns to its next screen, the last's goes back
+        shown = View(kind="notice", title=notice[0], lines=notice[1], cursor=page_at,
+                     ok_hint="any button: back", **base)
+        count = page_screens(shown)
+        if page_at + 1 < count:
+            shown = shown._replace(ok_hint=f"any button: page {page_at + 2} of {count}")
+        return shown
     if page is not None:
         index = PAGES.index(page)
         following = PAGES[index + 1] if index + 1 < len(PAGES) else None

@@ -313,3 +313,25 @@ def test_the_help_names_every_page_and_how_to_reach_it(tmp_path: Path, layout: L
         table.press(OK)
     assert turned == list(PAGES)
     table.close()
+
+
+def test_a_long_notice_says_what_a_press_does_on_each_screen(tmp_path: Path) -> None:
+    """A notice's words for a press are true on every screen: its next screen
+    ("any button: page 2 of 3") until the last, whose press goes back."""
+    table = Table("seats", Rules(), tmp_path)
+    lines = tuple(f"Line {number} of a long notice the table must read" for number in range(6))
+    table.app.notice = ("Journal damaged", lines)
+    count = table.app.page_screens()
+    assert count > 1
+    said = []
+    for _ in range(count):
+        hint = table.app.view().ok_hint
+        said.append(hint)
+        table.press("N")
+        if hint == "any button: back":
+            assert table.app.notice is None
+        else:
+            assert table.app.notice is not None
+            assert hint == f"any button: page {table.app.page_at + 1} of {count}"
+    assert said[-1] == "any button: back" and table.app.notice is None
+    table.close()
