@@ -196,16 +196,12 @@ def status_lines(view: View) -> list[str]:
                 parts.append(view.last_hand)
             second = "  │  ".join(parts)
     if view.kind == "table":
-        third = view.prompt.replace("\n", " · ")  # the panel's lines, on one
-        if view.choices:
-            third += "  " + " · ".join(("▸" if index == view.cursor else "") + choice.label
-                                       for index, choice in enumerate(view.choices))
+        question, *more = view.prompt.split("\n")  # the panel's lines, on one
+        third = " · ".join([question, *more])
+        if view.choices:  # the choices next to the question, what it adds after them
+            third = " · ".join([f"{question}  {choices_words(view)}", *more])
     elif view.kind == "menu":
-        third = f"{view.title}:  " + " · ".join(
-            (f"{KEY_FOR_BUTTON.get(choice.key, choice.key)} " if choice.key else "")
-            + ("▸" if index == view.cursor else "") + choice.label
-            for index, choice in enumerate(view.choices)
-        )
+        third = f"{view.title}:  " + choices_words(view)
     else:
         third = " · ".join([view.title, *view.lines])
     if view.ok_hint:
@@ -214,6 +210,23 @@ def status_lines(view: View) -> list[str]:
     if view.message:
         third = ("! " if view.message_is_error else "» ") + view.message
     return [first, second, third]
+
+
+def choices_words(view: View) -> str:
+    """A list's choices on one line, ``▸`` on the one under the cursor, each
+    with its key when a key picks it (then in the screen's order).  A
+    cursor's list goes round, so its line goes round too: from the choice
+    PREV reaches, then the cursor's, then on as NEXT goes (the terminal's
+    width cuts the line: what is cut is the farthest from the cursor, never
+    what one press reaches)."""
+    count = len(view.choices)
+    keyed = any(choice.key for choice in view.choices)
+    first = (view.cursor - 1) % count if count > 2 and not keyed else 0
+    return " · ".join(
+        (f"{KEY_FOR_BUTTON.get(choice.key, choice.key)} " if choice.key else "")
+        + ("▸" if index == view.cursor else "") + choice.label
+        for index, choice in ((at % count, view.choices[at % count])
+                              for at in range(first, first + count)))
 
 
 # --------------------------------------------------------------------------- the display

@@ -18,13 +18,15 @@ import pexpect
 import pytest
 from PIL import Image
 from support.app_kit import press
+from support.clock import FakeClock
 from support.serial_kit import TIMEOUT
 from support.system_tools import needs
 
-from euchre_core import Seat, Suit, Team
+from euchre_core import Seat, Suit, Team, parse_event
 from euchre_core.events import NewGame, Order, Players, Trick, Upcard
+from firmware.app import Referee
 from firmware.cli import build_parser
-from firmware.config import ConfigError
+from firmware.config import Config, ConfigError
 from firmware.emulator.run import build_emulator, emulator_config
 from firmware.emulator.terminal import (
     KEY_HELP,
@@ -158,6 +160,43 @@ def test_fw_status_lines_show_the_new_fields_in_words() -> None:
         "Trump ♦ by Anna alone  │  tricks NS 0  EW 0  │  Þórhildur defends alone")
     page = View(kind="rules", title="House rules", lines=("Game to 11", "Defend alone: on"))
     assert status_lines(page)[2] == "» House rules · Game to 11 · Defend alone: on"
+
+
+CURSOR_STATES = {
+    "the first dealer": "",
+    "the bidding": "game dealer=W",
+    "the trick winner": "game dealer=W|make N H",
+    "the fourth trick, makers 2 of 3": "game dealer=W|make N H|trick N|trick E|trick N",
+    "the fourth trick, makers 3 of 3": "game dealer=W|make N H|trick N|trick N|trick N",
+}
+"""Cursor-layout steps with the longest lists (the trick list after three
+tricks offers every claim count too)."""
+
+
+@pytest.mark.parametrize("state", CURSOR_STATES)
+def test_fw_status_line_shows_what_the_cursor_can_choose(tmp_path: Path, state: str) -> None:
+    """Cursor layout: wherever the cursor is, the emulator's line, cut as an
+    80-column terminal cuts it, names the choice under the cursor and the ones
+    PREV and NEXT reach; and, whole, every choice of the list."""
+    clock = FakeClock()
+    referee = Referee(Config(state_dir=tmp_path, layout="cursor"), Store(tmp_path),
+                      renderer=lambda view: view, clock=clock)
+    for line in filter(None, CURSOR_STATES[state].split("|")):
+        assert referee.enter(parse_event(line)) is None  # type: ignore[arg-type]
+    count = len(referee.view().choices)
+    assert count > 3
+    for _ in range(count):
+        clock.advance(10)
+        view = referee.view()
+        labels = [choice.label for choice in view.choices]
+        whole = status_lines(view)[2]
+        assert all(label in whole for label in labels), (whole, labels)
+        cut = whole[:80]
+        near = {labels[(view.cursor + step) % count] for step in (-1, 1)}
+        assert "▸" + labels[view.cursor] in cut and all(label in cut for label in near), (
+            cut, near)
+        referee.press("NEXT")
+    referee.store.close()
 
 
 # --------------------------------------------------------------------------- the display
