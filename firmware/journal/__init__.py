@@ -19,7 +19,14 @@ from __future__ import annotations
 from .acks import Acked, read_acks, reset_acks
 from .audit import Damage
 from .chain import chain_crc, setting_crc
-from .faults import NOTHING_KEPT, JournalError, JournalInUse, JournalWriteError, fault_words
+from .faults import (
+    NOTHING_KEPT,
+    JournalError,
+    JournalInUse,
+    JournalTextError,
+    JournalWriteError,
+    fault_words,
+)
 from .files import ACKS_NAME, JOURNAL_FILES, JOURNAL_NAME, LOCK_NAME
 from .games import GameInfo, games_of
 from .store import Store
@@ -35,6 +42,7 @@ __all__ = [
     "GameInfo",
     "JournalError",
     "JournalInUse",
+    "JournalTextError",
     "JournalWriteError",
     "Store",
     "chain_crc",

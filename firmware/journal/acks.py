@@ -128,10 +128,11 @@ class AckFile:
         try:
             os.pwrite(self.fd, self._pack(count, crc), self.next)
             os.fdatasync(self.fd)
-        except OSError:
-            # Not acknowledged: the record is taken back where it can be (a
-            # restart reads the page cache, which the failed flush kept), and
-            # the next record goes in its place, so none is left between.
+        except BaseException:
+            # Not acknowledged (a failed flush, or anything else raised on the
+            # way): the record is taken back where it can be (a restart reads
+            # the page cache, which the failed flush kept), and the next
+            # record goes in its place, so none is left between.
             try:
                 os.pwrite(self.fd, bytes(_RECORD.size), self.next)
             except OSError:

@@ -38,6 +38,13 @@ class JournalInUse(JournalError):
     """Another referee holds the state directory."""
 
 
+class JournalTextError(JournalError, ValueError):
+    """A line (or flow, or setting) that is not UTF-8 text, a lone surrogate
+    such as ``"\\ud800"``: it can never be kept; nothing of its write was.
+    Not a :class:`JournalWriteError`: the card is fine, and a retry would
+    fail the same way."""
+
+
 # SQLite result codes (low byte of the extended code) that say the file is
 # fine but cannot be used right now: never a reason to move a journal aside.
 _NOT_THE_FILE = {
@@ -139,6 +146,20 @@ def fault_words(state_dir: Path, error: BaseException) -> str:
 def write_refused(state_dir: Path, error: BaseException) -> JournalWriteError:
     """The refusal of a write that failed with ``error``: its cause in words."""
     return JournalWriteError(f"{fault_words(state_dir, error)}: {NOTHING_KEPT}", str(error))
+
+
+def refused(state_dir: Path, error: BaseException) -> JournalError | None:
+    """What a write that raised ``error`` in ``state_dir`` is refused with:
+    the cause in words (SQLite's or the OS's error, :func:`write_refused`),
+    a text that is not UTF-8 named with its reason (:class:`JournalTextError`);
+    None: ``error`` goes on as it is (a JournalError, a bug, an interrupt)."""
+    if isinstance(error, (sqlite3.Error, OSError)):
+        return write_refused(state_dir, error)
+    if isinstance(error, UnicodeEncodeError) and isinstance(error.object, str):
+        text = error.object if len(error.object) <= 60 else error.object[:57] + "..."
+        return JournalTextError(f"{text!r} is not UTF-8 text ({error.reason}, "
+                                f"character {error.start + 1}): not kept")
+    return None
 
 
 def not_opened(state_dir: Path, error: BaseException) -> JournalError:

@@ -67,6 +67,7 @@ from .faults import (
     fault_words,
     is_unreadable,
     not_opened,
+    refused,
     write_refused,
 )
 from .files import ACKS_NAME, JOURNAL_NAME, decode
@@ -393,11 +394,21 @@ class Store:
     def _write(self, work: Callable[[sqlite3.Connection], T], *,
                db: sqlite3.Connection | None = None, wait: float = 0.0) -> T:
         """Run ``work`` in one committed write transaction (on ``db``, else the
-        store's connection), then record its lines as acknowledged; any
-        failure raises :class:`JournalWriteError` with the cause in words, and
-        nothing of it is part of the journal (see the module's doc).  Another
+        store's connection), then record its lines as acknowledged.  Another
         write of this store under way (a game stored off the main loop) is
-        waited for up to ``wait`` seconds, then refused as busy."""
+        waited for up to ``wait`` seconds, then refused as busy.
+
+        Any failure, whatever it raises, takes one path: nothing of the write
+        is part of the journal (rolled back; a commit not recorded as
+        acknowledged is hidden and taken back, see the module's doc) and the
+        store's memory is what it was before: the tail (``work`` moves it as
+        it adds lines and games: their count, the chain's CRC, the last line,
+        the newest game) and the lines hidden; ``journal.acks`` holds what
+        it did (a record that failed is zeroed again, ``AckFile.record``;
+        room reserved before the commit is zeros, which it may hold).  Raises
+        :class:`JournalWriteError` with the cause in words (SQLite's and the
+        OS's errors), :class:`JournalTextError` for a text that is not UTF-8,
+        anything else as it was raised (a :class:`JournalError` of ``work``'s)."""
         if self.readonly:
             raise JournalWriteError(f"the journal is open read-only: {NOTHING_KEPT}")
         locked = (self._write_lock.acquire(timeout=wait) if wait > 0
@@ -406,25 +417,27 @@ class Store:
             raise JournalWriteError(
                 f"the journal is busy storing a game: {NOTHING_KEPT} yet, try again")
         before = self._tail
+        committed = False
         try:
-            try:
-                assert self._acks is not None
-                self._acks.reserve()
-                with self._transaction(db) as tx:
-                    if self._hidden is not None:
-                        self._take_back(tx, self._hidden)  # a refused commit: gone first
-                    result = work(tx)
-            except (sqlite3.Error, OSError) as error:
-                self._refused(before, db)
-                raise write_refused(self.state_dir, error) from error
-            try:
-                self._acks.record(self._tail.rows, self._tail.crc)
-            except OSError as error:
-                # Committed, but never recorded as acknowledged: refused, and
-                # taken back (else the next write takes it back first).
-                self._refused(before, db, committed=True)
+            assert self._acks is not None
+            self._acks.reserve()
+            with self._transaction(db) as tx:
+                if self._hidden is not None:
+                    self._take_back(tx, self._hidden)  # a refused commit: gone first
+                result = work(tx)
+            committed = True
+            self._acks.record(self._tail.rows, self._tail.crc)
+        except BaseException as error:
+            # Committed but never recorded as acknowledged: refused, and taken
+            # back (else the next write takes it back first).
+            self._refused(before, db, committed=committed)
+            if committed:
                 self._take_back_now(db)
-                raise write_refused(self.state_dir, error) from error
+            refusal = refused(self.state_dir, error)
+            if refusal is None:
+                raise
+            raise refusal from error
+        else:
             self._hidden = None
             return result
         finally:
