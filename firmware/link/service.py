@@ -140,8 +140,26 @@ def status_of(referee: Referee) -> dict[str, Any]:
         "expected_kind": game.expected_kind,
         "winner": str(game.winner) if game.winner is not None else None,
         "names": {str(seat): game.name(seat) for seat in SEATS},
+        **_staged_of(referee),
         **_notices_of(referee),
     }
+
+
+def _staged_of(referee: Referee) -> dict[str, Any]:
+    """``staged``: the new game confirmed after a win and not stored yet (the
+    live game then, which the fields above describe; it is stored as a game
+    of its own with its first real entry, and till then ``game_id`` is the
+    finished game's, which ``export`` gives and ``enter undo`` goes back to);
+    left out when there is none."""
+    if referee.staged is None:
+        return {}
+    game = referee.game
+    return {"staged": {
+        "line": referee.staged,
+        "dealer": str(game.dealer) if game.dealer is not None else None,
+        "names": {str(seat): game.name(seat) for seat in SEATS},
+        "finished_game_id": referee.game_id,
+    }}
 
 
 def _notices_of(referee: Referee) -> dict[str, list[str]]:
@@ -176,8 +194,22 @@ def _status_lines(status: dict[str, Any]) -> list[str]:
         f"expected={status['expected_kind']}: {status['expected']}",
         f"winner={status['winner'] or '-'}",
         "players=" + " ".join(f"{seat}={name}" for seat, name in names.items()),
+        *_staged_lines(status),
         *(f"notice={notice}" for notice in status.get("notices", [])),
     ]
+
+
+def _staged_lines(status: dict[str, Any]) -> list[str]:
+    """The ``staged=`` line: a new game confirmed after a win, not stored yet."""
+    staged = status.get("staged")
+    if staged is None:
+        return []
+    dealer = staged["dealer"]
+    players = " ".join(f"{seat}={name}" for seat, name in staged["names"].items())
+    finished = staged["finished_game_id"]
+    return [f"staged=a new game, {dealer} {staged['names'][dealer]} deals, {players}: "
+            f"stored with its first entry; till then game {finished} is the finished game "
+            "(export), and enter undo goes back to it"]
 
 
 # --- replay input ------------------------------------------------------------------

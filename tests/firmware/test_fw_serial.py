@@ -16,9 +16,10 @@ import pytest
 from support.app_kit import press
 from support.serial_kit import FULL_GAME, TIMEOUT, Device, Host, answer_bytes
 
-from euchre_core import checksum, replay, write_log
+from euchre_core import Rules, checksum, replay, write_log
 from euchre_core.events import parse_event
 from euchre_core.lines import with_checksum
+from firmware.config import Config
 from firmware.journal import Store
 from firmware.link.protocol import MAX_LINE
 from firmware.link.service import HELP
@@ -152,6 +153,42 @@ def test_status_text_and_json(device: Device, host: Host) -> None:
         "players=N=Ragnar E=Sigríður S=South W=Anna", "ok end",
     ]
     assert host.ask("status please") == ["error status: expected 'status' or 'status json'"]
+
+
+def test_status_says_a_new_game_is_staged_and_export_keeps_the_finished_one(
+        tmp_path: Path) -> None:
+    """A new game entered after a win is staged (stored with its first real
+    entry): ``status`` says so, who deals and the players, while ``game`` and
+    ``export`` stay the finished game's; ``enter undo`` takes the new game back."""
+    device = Device(tmp_path, config=Config(state_dir=tmp_path, rules=Rules(target=1)))
+    host = Host(device.path)
+    try:
+        for line in ("game dealer=W", "make N H", "trick N", "trick N", "trick N", "trick E",
+                     "trick E"):
+            assert host.ask(f"enter {line}")[0].startswith("ok ")
+        finished = host.ask("export")
+        assert finished[0].startswith("ok begin ") and finished[-2] == "winner NS"
+        host.ask("players E=Guðrún")  # the names for the games to come
+        assert host.ask("enter game dealer=E")[0].startswith("ok game dealer=E")
+        status = json.loads(host.ask("status json")[0][3:])
+        assert status["staged"] == {
+            "line": "game dealer=E", "dealer": "E", "finished_game_id": 1,
+            "names": {"N": "Ragnar", "E": "Guðrún", "S": "South", "W": "Anna"}}
+        assert (status["game_id"], status["phase"], status["dealer"], status["hand"]) == (
+            1, "in game", "E", 1)  # the live game is the new one; game 1 the stored one
+        text = host.ask("status")
+        assert text[0] == f"ok begin {len(text) - 2} status" and "game=1" in text
+        assert ("staged=a new game, E Guðrún deals, N=Ragnar E=Guðrún S=South W=Anna: stored "
+                "with its first entry; till then game 1 is the finished game (export), and "
+                "enter undo goes back to it") in text
+        assert host.ask("export") == finished  # the finished game, as it was
+        assert host.ask("enter undo")[0].startswith("ok Undone: the new game")
+        status = json.loads(host.ask("status json")[0][3:])
+        assert "staged" not in status and status["winner"] == "NS"
+        assert not any(line.startswith("staged=") for line in host.ask("status"))
+    finally:
+        host.close()
+        device.close()
 
 
 def test_enter_is_durable_when_acknowledged(device: Device, host: Host) -> None:
