@@ -256,7 +256,10 @@ def register(commands: Any) -> None:
     serve.add_argument("--state-dir", required=True, metavar="DIR",
                        help="where the director keeps the night (SQLite)")
     serve.add_argument("--http", default="0.0.0.0:8080", metavar="HOST:PORT",
-                       help="where the page is served (default 0.0.0.0:8080)")
+                       help="where the page is served (default 0.0.0.0:8080; port 0: any "
+                       "free port, said in its 'director of' line and written to --port-file)")
+    serve.add_argument("--port-file", metavar="FILE",
+                       help="write the page's port to FILE (one line) once it listens")
     serve.add_argument("--loner-bonus", type=int, default=0, metavar="N",
                        help="club bonus points for each loner made")
     serve.add_argument("--euchre-bonus", type=int, default=0, metavar="N",

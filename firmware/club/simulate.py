@@ -21,7 +21,6 @@ import os
 import queue
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from ..journal import Store
 from .auth import TOKEN_NAME
 from .box import ClubBox
 from .control import starts_hand
+from .serve import PORT_TAKEN
 
 log = logging.getLogger("euchre.club.simulate")
 
@@ -140,19 +140,17 @@ def run_box(args: argparse.Namespace) -> int:
 # --- a whole night -----------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 class Night:
     """A director and ``tables`` autoplaying boxes, each a process, on ``broker``.
 
     ``workdir`` holds the director's state (``director/``) and each box's
     (``box-N/``), and their logs (``*.log``).  ``logins`` is ``club setup``'s
-    ``--out``: the director and each box then log in to the broker."""
+    ``--out``: the director and each box then log in to the broker.
+
+    The director's page binds port 0 (a free port the system picks, no race
+    for it) and says which in ``director.port``; a restarted director asks
+    for the same port again (the page's URL stays), and only if another
+    program took it meanwhile gets a fresh one (``url`` then changes)."""
 
     def __init__(self, broker: str, workdir: Path, *, tables: int, event: str = "sim",
                  pace: float = 0.05, seed: int = 1, resend_s: float = 3.0,
@@ -162,8 +160,9 @@ class Night:
         self.event, self.pace, self.seed, self.resend_s = event, pace, seed, resend_s
         self.trace = trace
         """Each box writes ``box-N.trace``: ``table round seq unix-time`` per line it journals."""
-        self.http_port = free_port()
-        self.url = f"http://127.0.0.1:{self.http_port}"
+        self.http_port = 0
+        """The page's port: 0 (any) until the director's first start says which."""
+        self.url = ""
         self.director: subprocess.Popen[bytes] | None = None
         self.boxes: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -184,11 +183,30 @@ class Night:
         return self
 
     def start_director(self) -> None:
-        self.director = self._spawn("director", [
+        """The director (again): on its page's port if it had one, else on a
+        free one; returns once the page answers."""
+        port_file, log = self.workdir / "director.port", self.workdir / "director.log"
+        port_file.unlink(missing_ok=True)
+        said = log.stat().st_size if log.exists() else 0
+        director = self.director = self._spawn("director", [
             "serve", "--broker", self.broker, "--event", self.event,
             "--state-dir", str(self.workdir / "director"),
-            "--http", f"127.0.0.1:{self.http_port}",
+            "--http", f"127.0.0.1:{self.http_port}", "--port-file", str(port_file),
             *(["--login", str(self.logins / "director.toml")] if self.logins else [])])
+        self.wait(lambda: port_file.exists() or director.poll() is not None, 120,
+                  "the director's port")
+        if not port_file.exists():
+            with open(log, "rb") as handle:
+                handle.seek(said)
+                words = handle.read().decode("utf-8", "replace")
+            if self.http_port and PORT_TAKEN in words:  # taken since it was freed
+                self.http_port = 0
+                self.start_director()
+                return
+            raise RuntimeError(f"the director stopped (exit {director.returncode}): "
+                               f"{words.strip() or 'nothing said'} (logs in {self.workdir})")
+        self.http_port = int(port_file.read_text(encoding="ascii"))
+        self.url = f"http://127.0.0.1:{self.http_port}"
         self.wait(lambda: self._get("/standings.json") is not None, 120, "the director's page")
         self.token = (self.workdir / "director" / TOKEN_NAME).read_text(encoding="ascii").strip()
 
@@ -305,7 +323,7 @@ def simulate(args: argparse.Namespace) -> int:
             print(f"{rank:3d}  {player['name']:20s} {player['points']:4d} points, "
                   f"{player['rounds_won']} rounds won, {player['loners']} loners")
         print(f"standings: {night.url}/standings.json (kept in {workdir})")
-    except (TimeoutError, ValueError) as error:
+    except (TimeoutError, ValueError, RuntimeError) as error:
         print(f"euchre-referee: {error}", file=sys.stderr)
         return EXIT_INVALID
     finally:
