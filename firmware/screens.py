@@ -92,6 +92,9 @@ def _width(font: Font, text: str) -> float:
 
 
 _CUTS: ContextVar[list[str] | None] = ContextVar("cuts", default=None)
+_LEAD_SPLIT: ContextVar[bool] = ContextVar("lead_split", default=False)
+"""Draw "Lead X vs Y" on two lines (:func:`_lead_parts`): set by :func:`draw`
+when no shortening of the names fits it on one."""
 """While :func:`draw` draws: the texts cut so far (what :attr:`Drawn.cut` says)."""
 
 
@@ -433,21 +436,34 @@ def _trick_box(canvas: _Canvas, x: int, cap_top: int, count: int) -> None:
     canvas.text(x + 2, cap_top, str(count))
 
 
+def _split_lead(view: View) -> bool:
+    """Whether "Lead X vs Y" is drawn on two lines now (:data:`_LEAD_SPLIT`):
+    the lone maker leads against a lone defender (only those two play)."""
+    return (_LEAD_SPLIT.get() and view.lone_defender is not None and view.alone
+            and view.leader == view.maker and view.leader != view.lone_defender)
+
+
 def _hand_line(canvas: _Canvas, view: View, cap_top: int) -> None:
-    """Trump made: NS's tricks, the trump chip, the maker (alone), EW's tricks."""
+    """Trump made: NS's tricks, the trump chip, the maker (alone), EW's tricks;
+    "Lead X vs Y" split (:func:`_split_lead`): the maker, who leads ("Christo.
+    leads": alone, as a lone defender says, on the line below)."""
     small = canvas.fonts.small
     _trick_box(canvas, 0, cap_top, view.tricks_ns)
     _trick_box(canvas, WIDTH - _TRICK_BOX_W, cap_top, view.tricks_ew)
     x = _trump_chip(canvas, _TRICK_BOX_W + 3, cap_top, view.trump)
-    suffix = " alone" if view.alone else ""
+    suffix = " leads" if _split_lead(view) else " alone" if view.alone else ""
     room = WIDTH - _TRICK_BOX_W - 3 - x
     canvas.text(x, cap_top, _fit_name(view.maker or "", suffix, small, room))
 
 
 def _lead_line(canvas: _Canvas, view: View, cap_top: int) -> None:
     """Who leads, and a lone defender at the right ("vs Þórhildur"; a lone
-    defender who leads: "Lead Þórhildur (alone)")."""
+    defender who leads: "Lead Þórhildur (alone)"); split (:func:`_split_lead`:
+    the maker who leads is said on the hand line): "vs Christina alone"."""
     small = canvas.fonts.small
+    if _split_lead(view):
+        canvas.text(0, cap_top, fit(f"vs {view.lone_defender} alone", small, WIDTH - 1))
+        return
     leads_alone = view.lone_defender is not None and view.lone_defender == view.leader
     lead = fit(f"Lead {view.leader or '-'}" + (" (alone)" if leads_alone else ""), small,
                WIDTH - 1)
@@ -939,8 +955,11 @@ def draw(view: View, fonts: Fonts | None = None) -> Drawn:
 
     A frame that does not fit whole is drawn again with the players' names
     (``view.names``) shortened, all alike (:func:`short_names`), to the
-    longest length at which it fits; if none does, it is drawn as it is
-    (its cut texts said).
+    longest length at which it fits.  If none does and a lone maker leading
+    against a lone defender is why (two names alike, ``Christo. vs
+    Christi.``, do not fit "Lead X vs Y" told apart), that line is drawn on
+    two (:func:`_split_lead`), the names shortened again as they need.
+    Else it is drawn as it is (its cut texts said).
     """
     if view.kind not in _LAYOUTS:
         raise ValueError(f"unknown view kind {view.kind!r} (one of {', '.join(_LAYOUTS)})")
@@ -949,10 +968,19 @@ def draw(view: View, fonts: Fonts | None = None) -> Drawn:
     if not whole.cut or not view.names:
         return whole
     longest = max(map(len, view.names))
-    for limit in (limit for limit in _NAME_LIMITS if limit < longest):
+    limits = [limit for limit in _NAME_LIMITS if limit < longest]
+    for limit in limits:
         shortened = _draw(_with_short_names(view, limit), fonts)
         if not shortened.cut:
             return shortened
+    token = _LEAD_SPLIT.set(True)
+    try:
+        for each in (view, *(_with_short_names(view, limit) for limit in limits)):
+            split = _draw(each, fonts)
+            if not split.cut:
+                return split
+    finally:
+        _LEAD_SPLIT.reset(token)
     return whole
 
 

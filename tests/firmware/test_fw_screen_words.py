@@ -46,8 +46,9 @@ NAME_SETS: Final[dict[str, dict[Seat, str]]] = {
     "forty": {Seat.N: FORTY, Seat.E: "Sigríður", Seat.S: "Jo", Seat.W: "Ólafur Ragnar G."},
 }
 """Players' names, seat by seat: the seed's, 11 and 12-character ones (not
-"Christopher" and "Christina" would share their first seven letters: the
-unit test below keeps such names apart), and one of 40 characters."""
+"Christopher" and "Christina", which share their first seven letters: the
+tests below keep such names apart, on a lone defender's lead line too), and
+one of 40 characters."""
 
 RULES: Final = (
     Rules(target=3),
@@ -211,6 +212,44 @@ def test_the_seed_names_fit_the_table_but_a_lone_defenders_line() -> None:
         drawn = draw(app.view())
         assert drawn.cut == () and "vs Þórhild." in drawn.texts
         assert drawn.view.dealer == "Ragnar" and drawn.view.maker == "Anna"
+
+
+@pytest.mark.parametrize("layout", ["seats", "cursor"])
+def test_two_names_alike_on_a_lone_defenders_lead_line_fit_told_apart(layout: Layout) -> None:
+    """Christopher alone leads against Christina defending alone: "Lead
+    Christo. vs Christi." is 25 characters in 21, so the maker who leads is
+    said on the hand line ("Christop. leads") and the defender below ("vs
+    Christina alone"): nothing cut, the two told apart; once she leads, her
+    line is "Lead Christi. (alone)" and the maker's "Christo. alone"."""
+    names = {**NAME_SETS["seed"], Seat.E: "Christopher", Seat.S: "Christina"}
+    with _referee("seats", names, Rules(defend_alone=True)) as (app, clock):
+        for button in ("N", "E", "DIAMONDS", "ALONE", "OK", "S"):  # E alone, S defends
+            clock.advance(5)
+            app.press(button)
+        app.config = app.config._replace(layout=layout)
+        view = app.view()
+        assert (view.maker, view.leader, view.lone_defender) == (
+            "Christopher", "Christopher", "Christina")
+        drawn = draw(view)
+        assert drawn.cut == ()
+        maker = next(text for text in drawn.texts if text.endswith(" leads"))
+        defender = next(text for text in drawn.texts if text.startswith("vs "))
+        assert defender.endswith(" alone")
+        told = (maker.removesuffix(" leads"), defender[3:].removesuffix(" alone"))
+        assert told[0] != told[1] and all(len(name) >= 8 for name in told), told
+        assert "Christopher".startswith(told[0].rstrip(".")) and "Christina".startswith(
+            told[1].rstrip("."))
+        assert not any(text.startswith("Lead ") for text in drawn.texts)
+        clock.advance(5)
+        app.config = app.config._replace(layout="seats")
+        app.press("S")  # she takes the first trick: she leads the next
+        app.config = app.config._replace(layout=layout)
+        drawn = draw(app.view())
+        assert drawn.cut == ()
+        lead = next(text for text in drawn.texts if text.startswith("Lead "))
+        assert lead.endswith(" (alone)") and lead[5:].startswith("Christi")
+        assert any(text.startswith("Christo") and text.endswith(" alone")
+                   for text in drawn.texts)
 
 
 # --------------------------------------------------------------------------- the new game
