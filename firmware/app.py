@@ -499,7 +499,7 @@ class Referee:
             action = direct_action(self.game, self.state, step, button)
         if moving and step.options and not cursor_layout:
             self.browse_until = now + BROWSE_S
-        if action is not None and button == OK and asked and self._double_tap(last, now):
+        if action is not None and button == OK and self._double_tap(asked, last, now):
             self._asked = True  # a double tap asks, never answers what it opened
             self._say(twice_quickly(), error=True)
             return
@@ -515,9 +515,9 @@ class Referee:
         # alone", "may order up or pass") is followed from there.
 
     @staticmethod
-    def _double_tap(last: tuple[str, float] | None, now: float) -> bool:
+    def _double_tap(asked: bool, last: tuple[str, float] | None, now: float) -> bool:
         """Whether an OK now is the quick second tap of ``last``, the press
-        before, an OK that opened a question: it entered nothing and brought
+        before, an OK that opened a question (``asked``): it entered nothing and brought
         up another step (the trump list after the maker's seat, the claim or
         renege list, "Misdeal?", a set-up page, the new game's
         confirmation...), or was refused as such a tap.  Such an OK is
@@ -525,7 +525,7 @@ class Referee:
         is read before it is answered: within
         :data:`~firmware.buttons.CONFIRM_GUARD_S` of that OK (SPEC: a quick
         second press never confirms what the first asked about)."""
-        return last is not None and last[0] == OK and now - last[1] < CONFIRM_GUARD_S
+        return asked and last is not None and last[0] == OK and now - last[1] < CONFIRM_GUARD_S
 
     def _showing_result(self, now: float) -> bool:
         """Whether the result screen of the hand just ended is up (after the
