@@ -38,6 +38,7 @@ def test_serve_on_port_0_says_the_port_it_got(tmp_path: Path, mosquitto: Mosquit
         stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert director.stderr is not None
+        line = ""
         for line in director.stderr:  # a barrier: the line said once it listens
             if "director of" in line:
                 break
