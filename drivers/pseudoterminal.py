@@ -82,31 +82,66 @@ def raw_pty() -> tuple[int, str]:
 
 
 class PeerWatch:
-    """Who has a pseudo-terminal's slave open, from inotify's open and close
-    events on its path (Linux).  Counting starts when nobody has it open.
+    """Who else has a pseudo-terminal's slave open (Linux), and this process's
+    own descriptor of it (:meth:`hold`), which keeps the slave exclusive.
 
-    :meth:`left` says whether the count fell to zero since the last call: a
-    peer left, even if another (or the same program) opened it again at once.
+    Counted from inotify's open and close events on the slave's path.  inotify
+    merges an event into the one before it when both are alike and unread
+    (inotify(7)), so two closes (or two opens) between two looks would count as
+    one.  Two things keep the count true:
+
+    - the slave's directory is watched too: each open or close then queues two
+      events, the directory's (named) and the file's, so no two in a row are
+      alike (only the file's are counted).  Events of two programs at the same
+      instant on two processors can still interleave and merge;
+    - the truth comes from the master (``master``): it polls POLLHUP while no
+      descriptor of the slave is open (Linux sets TTY_OTHER_CLOSED at the
+      slave's last close and clears it at its next open).  After every close
+      (or lost events) the count is checked against it (:meth:`_anyone`):
+      nobody there sets it to zero, somebody there while it says nobody sets
+      it to one.  inotify reports a close just before the closing program's
+      descriptor is let go, so a check that finds somebody is made once more
+      :data:`SETTLE_S` later.
+
+    Counting starts when nobody has the slave open.  :meth:`left` says whether
+    the count fell to zero since the last call: a peer left, even if another
+    (or the same program) opened it again at once.
     """
 
     _IN_OPEN: Final = 0x20
     _IN_CLOSE: Final = 0x08 | 0x10  # IN_CLOSE_WRITE | IN_CLOSE_NOWRITE
+    _IN_Q_OVERFLOW: Final = 0x4000
+    _EVENTS: Final = _IN_OPEN | _IN_CLOSE
     _EVENT: Final = struct.Struct("iIII")
+    SETTLE_S: Final = 0.5
+    """How long after a check that found somebody it is made again (a closing
+    program's descriptor is let go a moment after inotify reports the close)."""
 
-    def __init__(self, path: str) -> None:
-        self.peers = 0
-        """Open descriptions of the slave, this process's own (:attr:`own`) included."""
-        self.own = 0
-        """How many of :attr:`peers` this process holds itself."""
+    def __init__(self, path: str, master: int = -1, *, directory: bool = True) -> None:
+        """``directory``: watch the slave's directory too (False: the file only,
+        its merged events set right by the master alone)."""
+        self.path = path
+        self._master = master
+        self._others = 0
+        self._own_fd = -1
+        self._opens_ours = 0
+        """Open events still to come that this process caused itself."""
+        self._closes_ours = 0
         self._left = False
+        self._check_at: float | None = None
+        self._lock = threading.RLock()
         self._fd = -1
+        self._file_wd = -1
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             fd = int(libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC))
-            if fd >= 0 and int(libc.inotify_add_watch(fd, os.fsencode(path),
-                                                      self._IN_OPEN | self._IN_CLOSE)) < 0:
-                os.close(fd)
-                fd = -1
+            if fd >= 0:
+                self._file_wd = int(libc.inotify_add_watch(fd, os.fsencode(path), self._EVENTS))
+                if self._file_wd < 0:
+                    os.close(fd)
+                    fd = -1
+                elif directory:  # see the class's docstring (no watch, no harm)
+                    libc.inotify_add_watch(fd, os.fsencode(os.path.dirname(path)), self._EVENTS)
         except (OSError, AttributeError):  # no inotify here: hang-ups are still seen
             fd = -1
         self._fd = fd
@@ -115,40 +150,148 @@ class PeerWatch:
     def watching(self) -> bool:
         return self._fd >= 0
 
-    def _read(self) -> None:
-        while self._fd >= 0:
-            try:
-                data = os.read(self._fd, 4096)
-            except BlockingIOError:
-                return
-            except OSError:
-                return
-            offset = 0
-            while offset + self._EVENT.size <= len(data):
-                _, mask, _, length = self._EVENT.unpack_from(data, offset)
-                offset += self._EVENT.size + length
-                if mask & self._IN_OPEN:
-                    self.peers += 1
-                elif mask & self._IN_CLOSE:
-                    self.peers = max(0, self.peers - 1)
-                    self._left = self._left or self.peers <= self.own
+    @property
+    def own(self) -> int:
+        """1 while this process holds its own descriptor of the slave (:meth:`hold`);
+        a check against the master (which lets it go for a moment) is waited for."""
+        with self._lock:
+            return int(self._own_fd >= 0)
 
     def others(self) -> int:
-        """How many other programs have the slave open now."""
-        self._read()
-        return max(0, self.peers - self.own)
+        """How many other programs have the slave open now (never 0 while one
+        has; opens merged by inotify may be counted as one)."""
+        with self._lock:
+            self._look()
+            return self._others
 
     def left(self) -> bool:
         """Whether the last peer closed the slave since the last call."""
-        self._read()
-        left, self._left = self._left, False
-        return left
+        with self._lock:
+            self._look()
+            left, self._left = self._left, False
+            return left
+
+    def hold(self) -> bool:
+        """Open this process's own descriptor of the slave and mark the slave
+        exclusive (TIOCEXCL) through it; False if either was refused (the
+        descriptor is kept when only the mark was)."""
+        with self._lock:
+            if self._own_fd >= 0:
+                return True
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+            except OSError:  # already exclusive (another program set it), or not ours
+                return False
+            self._opens_ours += 1
+            self._own_fd = fd
+            try:
+                fcntl.ioctl(fd, termios.TIOCEXCL)
+            except OSError:
+                return False
+            return True
+
+    def release(self) -> None:
+        """Take the mark off and close the own descriptor, dropping what the
+        slave holds unread (answers nobody read: not for the next peer)."""
+        with self._lock:
+            if self._own_fd < 0:
+                return
+            self._close_own(flush=True)
+            self._check_at = time.monotonic() + self.SETTLE_S  # a close may merge with ours
 
     def close(self) -> None:
-        if self._fd >= 0:
+        with self._lock:
+            self.release()
+            if self._fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(self._fd)
+                self._fd = -1
+
+    def _close_own(self, *, flush: bool) -> None:
+        fd, self._own_fd = self._own_fd, -1
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(fd, termios.TIOCNXCL)
+        if flush:
+            with contextlib.suppress(OSError, termios.error):
+                termios.tcflush(fd, termios.TCIFLUSH)
+        self._closes_ours += 1
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    def _look(self) -> None:
+        """Count the events read now; check the count against the master after
+        a close (or lost events), and once more when a check is due."""
+        closed = self._read()
+        due = self._check_at is not None and time.monotonic() >= self._check_at
+        if not (closed or due):
+            return
+        self._check_at = None
+        if not self._anyone():
+            self._left = self._left or closed or self._others > 0
+            self._others = 0
+            return
+        self._others = max(self._others, 1)  # opens merged: one is still there
+        if closed:
+            self._check_at = time.monotonic() + self.SETTLE_S
+
+    def _read(self) -> bool:
+        """Apply the unread events; whether a peer closed (or events were lost)."""
+        closed = emptied = False
+        while self._fd >= 0:
+            try:
+                data = os.read(self._fd, 4096)
+            except OSError:  # BlockingIOError: nothing more
+                break
+            offset = 0
+            while offset + self._EVENT.size <= len(data):
+                wd, mask, _, length = self._EVENT.unpack_from(data, offset)
+                offset += self._EVENT.size + length
+                if wd not in (self._file_wd, -1):
+                    continue  # the directory's watch: only there to keep events apart
+                if mask & self._IN_Q_OVERFLOW:
+                    self._opens_ours = self._closes_ours = 0
+                    closed = True
+                elif mask & self._IN_OPEN:
+                    if self._opens_ours:
+                        self._opens_ours -= 1
+                    elif emptied:  # the last peer went, then one came
+                        self._left, emptied = True, False
+                        self._others += 1
+                    else:
+                        self._others += 1
+                elif mask & self._IN_CLOSE:
+                    if self._closes_ours:
+                        self._closes_ours -= 1
+                        continue
+                    closed = True
+                    self._others = max(0, self._others - 1)
+                    emptied = self._others == 0
+        return closed
+
+    def _anyone(self) -> bool:
+        """Whether another program has the slave open, from the master: the own
+        descriptor (and its mark) is let go for the moment of the poll, then
+        taken again if somebody is there.  Without a master, the count says."""
+        if self._master < 0:
+            return self._others > 0
+        held = self._own_fd >= 0
+        if held:
+            self._close_own(flush=False)
+        poller = select.poll()
+        poller.register(self._master, select.POLLIN)
+        anyone = not any(mask & select.POLLHUP for _, mask in poller.poll(0))
+        if anyone:
+            if held:
+                self.hold()
+        elif held:  # what the peers left unread is not for the next one
             with contextlib.suppress(OSError):
-                os.close(self._fd)
-            self._fd = -1
+                fd = os.open(self.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+                self._opens_ours += 1
+                with contextlib.suppress(termios.error):
+                    termios.tcflush(fd, termios.TCIFLUSH)
+                self._closes_ours += 1
+                os.close(fd)
+        return anyone
 
 
 class PtyEndpoint:
@@ -163,14 +306,11 @@ class PtyEndpoint:
                  write_timeout: float = WRITE_TIMEOUT_S) -> None:
         master, self.slave_path = raw_pty()
         self.name = self.slave_path
-        self.peer_watch = PeerWatch(self.slave_path)
+        self.peer_watch = PeerWatch(self.slave_path, master)
         self._port = PtyMasterSerial(master, self.slave_path, baudrate=baudrate,
                                      timeout=timeout, write_timeout=write_timeout)
         self._port.open()
         self._closed = False
-        self._exclusive = -1
-        """This process's own descriptor of the slave, held while the slave is
-        marked exclusive (TIOCEXCL) for the peer that has it."""
         self._exclusive_refused = False
 
     def guard(self) -> None:
@@ -181,40 +321,17 @@ class PtyEndpoint:
 
         TIOCEXCL can only be set and cleared through a descriptor of the slave
         itself, and it outlives the last close: so this process holds one while
-        it is set.  Called by the link's reader after every read."""
+        it is set (:meth:`PeerWatch.hold`).  Called by the link's reader after
+        every read."""
         watch = self.peer_watch
         if not watch.watching or self._closed:
             return
         others = watch.others()
-        if others and self._exclusive < 0 and not self._exclusive_refused:
-            try:
-                fd = os.open(self.slave_path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-            except OSError:  # already exclusive (another program set it), or not ours
-                self._exclusive_refused = True
-                return
-            watch.own += 1
-            try:
-                fcntl.ioctl(fd, termios.TIOCEXCL)
-            except OSError:
-                self._exclusive_refused = True
-            self._exclusive = fd
-            watch.others()  # counts our own open
+        if others and not watch.own and not self._exclusive_refused:
+            self._exclusive_refused = not watch.hold()
         elif not others:
             self._exclusive_refused = False
-            self._release_exclusive()
-
-    def _release_exclusive(self) -> None:
-        fd, self._exclusive = self._exclusive, -1
-        if fd < 0:
-            return
-        with contextlib.suppress(OSError):
-            fcntl.ioctl(fd, termios.TIOCNXCL)
-        with contextlib.suppress(OSError, termios.error):
-            termios.tcflush(fd, termios.TCIFLUSH)  # answers nobody read: not for the next peer
-        self.peer_watch.own -= 1
-        with contextlib.suppress(OSError):
-            os.close(fd)
-        self.peer_watch.others()  # counts our own close
+            watch.release()
 
     def open(self) -> Any:
         if self._closed:
@@ -235,7 +352,6 @@ class PtyEndpoint:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._release_exclusive()
             self.peer_watch.close()
             with contextlib.suppress(*PORT_ERRORS):
                 self._port.close()

@@ -7,16 +7,21 @@ host opens the slave path), and the device opening a path itself, as on a Pi
 
 from __future__ import annotations
 
+import errno
 import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import serial
 from support.app_kit import press
 from support.serial_kit import FULL_GAME, Device, Host, answer_bytes, wait_for
 
-from drivers.pseudoterminal import NullModem, PtyEndpoint, point_link
+from drivers.pseudoterminal import NullModem, PeerWatch, PtyEndpoint, point_link, raw_pty
 from drivers.serialport import WRITE_TIMEOUT_S, LineAssembler, TooLong
 from euchre_core import checksum
 
@@ -211,11 +216,6 @@ def test_a_second_peer_leaving_does_not_end_the_first_ones_session(tmp_path: Pat
         endpoint.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a defect in drivers/pseudoterminal.py's PeerWatch: inotify merges two like events in a "
-    "row that nobody has read yet, so two closes (or two opens) between two of the "
-    "reader's looks are counted as one; then the device never sees the last peer go "
-    "(the pty stays exclusive, the feed on)"))
 def test_two_closes_in_a_row_are_both_counted() -> None:
     """Two peers go one right after the other (a root program refused by the
     laptop tool's lock, then the laptop tool): no peer is left.  The watch is
@@ -235,6 +235,209 @@ def test_two_closes_in_a_row_are_both_counted() -> None:
         for fd in descriptors:
             os.close(fd)
         endpoint.close()
+
+
+@pytest.fixture(params=["file and directory", "file only"])
+def watched(request: pytest.FixtureRequest) -> Iterator[tuple[str, PeerWatch]]:
+    """A raw pty's slave path and a :class:`PeerWatch` on it, read here by hand
+    (no link), so events in a row are unread together every time.  "file and
+    directory" is the endpoint's watch; with "file only", inotify merges like
+    events in a row and the master alone sets the count right."""
+    master, path = raw_pty()
+    watch = PeerWatch(path, master, directory=request.param == "file and directory")
+    yield path, watch
+    watch.close()
+    os.close(master)
+
+
+def open_slave(path: str) -> int:
+    return os.open(path, os.O_RDWR | os.O_NOCTTY)
+
+
+def test_two_closes_in_a_row_leave_nobody(watched: tuple[str, PeerWatch]) -> None:
+    path, watch = watched
+    descriptors = []
+    try:
+        for count in (1, 2):
+            descriptors.append(open_slave(path))
+            assert watch.others() == count
+        while descriptors:
+            os.close(descriptors.pop())
+        assert watch.others() == 0
+        assert watch.left()
+    finally:
+        for fd in descriptors:
+            os.close(fd)
+
+
+def test_two_opens_in_a_row_then_one_close_leaves_the_other_counted(
+        watched: tuple[str, PeerWatch]) -> None:
+    """Two programs open the pty one right after the other, unread together,
+    then one goes: the other is still counted, and nobody is said to have
+    left until it goes too."""
+    path, watch = watched
+    descriptors = [open_slave(path) for _ in range(2)]
+    try:
+        assert watch.others() >= 1  # 1 when the two opens merged
+        os.close(descriptors.pop())
+        assert watch.others() == 1
+        assert not watch.left()
+        os.close(descriptors.pop())
+        assert watch.others() == 0
+        assert watch.left()
+    finally:
+        for fd in descriptors:
+            os.close(fd)
+
+
+def test_open_close_open_close_unread_is_a_peer_come_and_gone(
+        watched: tuple[str, PeerWatch]) -> None:
+    """A program opens and closes the pty twice before anyone looks: nobody
+    is left, and it was seen to go; the same beside a peer that stays is
+    that peer's session going on."""
+    path, watch = watched
+    stays = -1
+    try:
+        for _ in range(2):
+            os.close(open_slave(path))
+        assert watch.others() == 0
+        assert watch.left()
+        stays = open_slave(path)
+        assert watch.others() == 1
+        for _ in range(2):
+            os.close(open_slave(path))
+        assert watch.others() == 1
+        assert not watch.left()
+        os.close(stays)
+        stays = -1
+        assert watch.others() == 0
+        assert watch.left()
+    finally:
+        if stays >= 0:
+            os.close(stays)
+
+
+def test_two_opens_in_a_row_one_leaving_does_not_end_the_other_ones_session(
+        tmp_path: Path) -> None:
+    """Two programs open the pty together before the device looks (their
+    opens merged into one event), then one goes: the other's session goes on;
+    when it goes too, the device sees it: the next program (not root) gets in,
+    with a session of its own."""
+    endpoint = PtyEndpoint(115200)
+    hosts = [Host(endpoint.slave_path, sync=False) for _ in range(2)]
+    device: Device | None = None
+    try:
+        device = Device(tmp_path, endpoint=endpoint)
+        first, second = hosts
+        first.sync()
+        assert first.ask("watch on")[0].startswith("ok watching")
+        second.close()
+        assert first.ask("watch") == ["ok watching"]
+        device.events.put(press("S"))
+        assert first.feed(1) == ["game dealer=S"]
+        first.close()
+        hosts.append(newcomer := device.peer())
+        newcomer.sync()
+        assert newcomer.ask("watch") == ["ok not watching"]
+        assert endpoint.peer_watch.others() == 1
+    finally:
+        for host in hosts:
+            host.close()
+        if device is not None:
+            device.close()
+        endpoint.close()
+
+
+PEER_PROCESS = """
+import sys
+import serial
+port = serial.Serial(sys.argv[1], 115200, exclusive=False)
+print("open", flush=True)
+sys.stdin.read()
+"""
+"""A second program holding the pty open (pyserial) until its stdin ends or it is killed."""
+
+
+def test_a_peer_killed_with_sigkill_as_another_goes_is_seen_gone(tmp_path: Path) -> None:
+    """Two peers: one another process, killed with SIGKILL, then the other
+    closes the port at once (the two closes come together, usually unread
+    together: one event).
+    The device sees that nobody is left: the mark is off for the next program
+    (not root), whose session is a new one (the feed is off)."""
+    endpoint = PtyEndpoint(115200)
+    killed = subprocess.Popen([sys.executable, "-c", PEER_PROCESS, endpoint.slave_path],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    hosts: list[Host] = []
+    device: Device | None = None
+    try:
+        assert killed.stdout is not None and killed.stdout.readline() == "open\n"
+        assert endpoint.peer_watch.others() == 1  # each open read before the next: not merged
+        hosts.append(first := Host(endpoint.slave_path, sync=False))
+        assert endpoint.peer_watch.others() == 2
+        device = Device(tmp_path, endpoint=endpoint)  # from here its reader counts
+        first.sync()
+        assert first.ask("watch on")[0].startswith("ok watching")
+        wait_for(lambda: endpoint.peer_watch.own == 1)  # the pty is marked for them
+        os.kill(killed.pid, signal.SIGKILL)
+        assert killed.wait() == -signal.SIGKILL  # its descriptors are closed
+        first.close()
+        hosts.append(newcomer := device.peer())
+        newcomer.sync()
+        assert newcomer.ask("watch") == ["ok not watching"]
+        assert endpoint.peer_watch.others() == 1
+    finally:
+        if killed.poll() is None:
+            killed.kill()
+            killed.wait()
+        for host in hosts:
+            host.close()
+        if device is not None:
+            device.close()
+        endpoint.close()
+
+
+def open_as_another_program(path: str, *, uid: int | None) -> int:
+    """Open ``path`` with pyserial in a child process (as ``uid`` if given):
+    the errno its open failed with, 0 if it opened."""
+    pid = os.fork()
+    if pid == 0:  # the child: only these calls, then out
+        code = 0
+        try:
+            if uid is not None:
+                os.setuid(uid)
+            serial.Serial(path, 115200, exclusive=False)
+        except serial.SerialException as error:
+            code = error.errno or 255
+        except BaseException:
+            code = 255
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_a_second_program_not_root_is_refused_and_changes_no_count(device: Device) -> None:
+    """While a peer has the pty, a second program (not root) is refused by
+    the mark (TIOCEXCL): EBUSY, no open or close event, so the peer's session
+    goes on, and its going is still seen.  As root the second program runs as
+    nobody, the pty given to nobody (root is exempt from TIOCEXCL)."""
+    host = device.peer()
+    hosts = [host]
+    try:
+        host.sync()
+        assert host.ask("watch on")[0].startswith("ok watching")
+        as_root = os.geteuid() == 0
+        if as_root:
+            os.chown(device.path, 65534, -1)
+        assert open_as_another_program(device.path, uid=65534 if as_root else None) == errno.EBUSY
+        assert device.endpoint.peer_watch.others() == 1
+        assert host.ask("watch") == ["ok watching"]
+        host.close()
+        hosts.append(newcomer := device.peer())
+        newcomer.sync()
+        assert newcomer.ask("watch") == ["ok not watching"]
+    finally:
+        for each in hosts:
+            each.close()
 
 
 def test_a_peer_that_stops_reading_gets_answers_whole_or_not_at_all(tmp_path: Path) -> None:
