@@ -189,8 +189,8 @@ def test_a_second_peer_leaving_does_not_end_the_first_ones_session(tmp_path: Pat
 
     Both open it before the device's link starts: once the link has a peer it
     marks the pty exclusive, and nobody but root gets a second open in.  Each
-    open is counted before the next (inotify merges two like events in a row
-    that nobody has read yet: two opens unread are counted as one)."""
+    open is counted before the next (the count is exact then; unread together,
+    two opens can be counted as one: see test_two_opens_in_a_row_...)."""
     endpoint = PtyEndpoint(115200)
     hosts: list[Host] = []
     device: Device | None = None
@@ -319,8 +319,9 @@ def test_open_close_open_close_unread_is_a_peer_come_and_gone(
 
 def test_two_opens_in_a_row_one_leaving_does_not_end_the_other_ones_session(
         tmp_path: Path) -> None:
-    """Two programs open the pty together before the device looks (their
-    opens merged into one event), then one goes: the other's session goes on;
+    """Two programs open the pty together before the device looks (unread
+    together: like events in a row, which inotify merges), then one goes: the
+    other's session goes on;
     when it goes too, the device sees it: the next program (not root) gets in,
     with a session of its own."""
     endpoint = PtyEndpoint(115200)
