@@ -185,12 +185,12 @@ class Referee:
         """The last tap: its button, and the flow state and entry count before
         it (so the long press it turns into can take it back)."""
         self._held: tuple[str, float] | None = None
+        """A long-pressed button and when its long press came (stuck check)."""
         self._last_press: tuple[str, float] | None = None
         """The last press and when (a confirmation is never a double tap)."""
         self._asked = False
         """Whether the last press was an OK that opened a question (or was
         refused as the double tap of one): :meth:`_double_tap`."""
-        """A long-pressed button and when its long press came (stuck check)."""
         self.notice: tuple[str, tuple[str, ...]] | None = None
         self.flags: tuple[str, ...] = ()
         self.frames = 0
