@@ -158,8 +158,9 @@ class PeerWatch:
             return int(self._own_fd >= 0)
 
     def others(self) -> int:
-        """How many other programs have the slave open now (never 0 while one
-        has; opens merged by inotify may be counted as one)."""
+        """How many other programs have the slave open now: never 0 while one
+        has it, 0 once the last has let it go (two opens or closes that inotify
+        merged into one may leave the number one off until then)."""
         with self._lock:
             self._look()
             return self._others
