@@ -317,11 +317,39 @@ def test_open_close_open_close_unread_is_a_peer_come_and_gone(
             os.close(stays)
 
 
+def open_as_another_program(path: str, *, uid: int | None) -> int:
+    """Open ``path`` with pyserial in a child process (as ``uid`` if given):
+    the errno its open failed with, 0 if it opened."""
+    pid = os.fork()
+    if pid == 0:  # the child: only these calls, then out
+        code = 0
+        try:
+            if uid is not None:
+                os.setuid(uid)
+            serial.Serial(path, 115200, exclusive=False)
+        except serial.SerialException as error:
+            code = error.errno or 255
+        except BaseException:
+            code = 255
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def open_not_as_root(path: str) -> int:
+    """:func:`open_as_another_program`, never as root (root is exempt from
+    TIOCEXCL): as root, as nobody, the pty given to nobody."""
+    if os.geteuid() != 0:
+        return open_as_another_program(path, uid=None)
+    os.chown(path, 65534, -1)
+    return open_as_another_program(path, uid=65534)
+
+
 def test_two_opens_in_a_row_one_leaving_does_not_end_the_other_ones_session(
         tmp_path: Path) -> None:
     """Two programs open the pty together before the device looks (unread
     together: like events in a row, which inotify merges), then one goes: the
-    other's session goes on;
+    other's session goes on, the pty still marked exclusive for it;
     when it goes too, the device sees it: the next program (not root) gets in,
     with a session of its own."""
     endpoint = PtyEndpoint(115200)
@@ -333,7 +361,8 @@ def test_two_opens_in_a_row_one_leaving_does_not_end_the_other_ones_session(
         first.sync()
         assert first.ask("watch on")[0].startswith("ok watching")
         second.close()
-        assert first.ask("watch") == ["ok watching"]
+        assert first.ask("watch") == ["ok watching"]  # read after the close was seen
+        assert open_not_as_root(endpoint.slave_path) == errno.EBUSY  # still marked for first
         device.events.put(press("S"))
         assert first.feed(1) == ["game dealer=S"]
         first.close()
@@ -397,25 +426,6 @@ def test_a_peer_killed_with_sigkill_as_another_goes_is_seen_gone(tmp_path: Path)
         endpoint.close()
 
 
-def open_as_another_program(path: str, *, uid: int | None) -> int:
-    """Open ``path`` with pyserial in a child process (as ``uid`` if given):
-    the errno its open failed with, 0 if it opened."""
-    pid = os.fork()
-    if pid == 0:  # the child: only these calls, then out
-        code = 0
-        try:
-            if uid is not None:
-                os.setuid(uid)
-            serial.Serial(path, 115200, exclusive=False)
-        except serial.SerialException as error:
-            code = error.errno or 255
-        except BaseException:
-            code = 255
-        os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status)
-
-
 def test_a_second_program_not_root_is_refused_and_changes_no_count(device: Device) -> None:
     """While a peer has the pty, a second program (not root) is refused by
     the mark (TIOCEXCL): EBUSY, no open or close event, so the peer's session
@@ -426,10 +436,7 @@ def test_a_second_program_not_root_is_refused_and_changes_no_count(device: Devic
     try:
         host.sync()
         assert host.ask("watch on")[0].startswith("ok watching")
-        as_root = os.geteuid() == 0
-        if as_root:
-            os.chown(device.path, 65534, -1)
-        assert open_as_another_program(device.path, uid=65534 if as_root else None) == errno.EBUSY
+        assert open_not_as_root(device.path) == errno.EBUSY
         assert device.endpoint.peer_watch.others() == 1
         assert host.ask("watch") == ["ok watching"]
         host.close()
