@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from support.broker import Mosquitto, needs_mosquitto
+from support.club_kit import wait_for
 from support.club_table import Table
 
 from euchre_core.events import parse_event
@@ -24,14 +23,6 @@ from firmware.journal import Store
 pytestmark = needs_mosquitto
 
 PLAYERS = "players N=Anna E=Bo S=Cy W=Dee"
-
-
-def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        time.sleep(0.05)
 
 
 @pytest.mark.parametrize(("bad", "said"), [
@@ -47,7 +38,7 @@ def test_a_handover_that_cannot_be_kept_is_refused_in_one_line_and_the_table_pla
     director = open_client(parse_broker_url(mosquitto.url), f"director-{event}",
                            on_message=lambda topic, payload: None, subscriptions=[])
     try:
-        wait_for(lambda: spare.box.connected, "the spare connects")
+        wait_for(lambda: spare.box.connected, "the spare connects", timeout=30)
         games = spare.call(lambda r: [g.id for g in r.store.games()])
         handover = {"v": VERSION, "table": 1, "round": 1, "box": spare.box.box_id,
                     "old": "0123456789ab",
@@ -56,7 +47,8 @@ def test_a_handover_that_cannot_be_kept_is_refused_in_one_line_and_the_table_pla
         director.publish(handover_topic(event, 1), json.dumps(handover).encode("ascii"),
                          qos=QOS)
         what = "club: the director's handover of table 1 not taken: "
-        wait_for(lambda: (spare.referee.message or "").startswith(what), "the refusal said")
+        wait_for(lambda: (spare.referee.message or "").startswith(what), "the refusal said",
+                 timeout=30)
         message = spare.referee.message
         assert message is not None and message.startswith(what + said)
         assert spare.referee.message_is_error and "\n" not in message
