@@ -372,7 +372,7 @@ def _start_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         Option(f"NS points: {entry.ns}", Action("start-score", value="NS"), "N"),
         Option(f"EW points: {entry.ew}", Action("start-score", value="EW"), "E"),
         Option(f"Dealer: {dealer}", Action("start-score", value="dealer"), "W"),
-        Option("Start the game", start, "S"),
+        Option("Start the game", start, "OK"),  # (the row says what OK does)
     )
     return Step("setup-score", "From a score", options, ok=start, menu=True,
                 ok_words=f"start at {words}", doing="in the set-up menu",
@@ -407,7 +407,7 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
             options.append(Option("Done", Action("mode", value="setup")))
         return Step("setup-names", _pick(layout, "Whose name? OK: done", "Whose name?"),
                     tuple(options), ok=Action("mode", value="setup"),
-                    menu=True, ok_words="done with the names",
+                    menu=True, ok_words="done",  # (the seats layout's title says it)
                     instead=_pick(layout, "tap a seat to choose its player; " + done, done),
                     doing="in the set-up menu")
     if state.mode == "setup-name" and state.seat is not None:
@@ -433,14 +433,14 @@ def _setup_step(state: FlowState, layout: Layout, setup: Setup) -> Step:
         current = profile_name(setup.rules)
         names = list(RULE_PROFILES)
         return Step("setup-rules", "House rules", tuple(options), ok=Action("mode", value="setup"),
-                    menu=True, ok_words=f"keep {current}",
+                    menu=True, ok_words="keep",  # ("House rules  OK: keep": the bar's room)
                     instead=_pick(layout, "tap the button by a profile; " + done, done),
                     doing="in the set-up menu",
                     start=names.index(current) if current in names else 0)
     options = [
         Option("Players…", Action("mode", value="setup-names"), "N"),
         Option("House rules…", Action("mode", value="setup-rules"), "E"),
-        Option("Done", Action("mode", value=""), "S"),
+        Option("Done", Action("mode", value=""), "OK"),  # (the row says what OK does)
         Option("From a score…", Action("mode", value="setup-score"), "W"),
     ]
     return Step("setup", "Set up a game", tuple(options), ok=Action("mode", value=""),
@@ -702,10 +702,14 @@ def _claim_step(legal: list[Entry], layout: Layout) -> Step:
         Option(f"Makers took {entry.count}", Action("entry", entry), MENU_KEYS[index])
         for index, entry in enumerate(counts)
     )
+    start = max(len(options) - 1, 0)  # the makers took the rest: the likeliest
+    rest = options[start] if options else None
     return Step("claim", "Makers took", options, menu=True,
-                instead=_pick(layout, "tap the button by the count, or UNDO to go back",
-                              "choose the count"),
-                doing="in the claim menu", start=max(len(options) - 1, 0))
+                ok=rest.action if rest else None,
+                ok_words=rest.label.replace("Makers took", "took") if rest else "",
+                instead=_pick(layout, "tap the button by the count, OK: the makers took the "
+                              "rest, or UNDO to go back", "choose the count"),
+                doing="in the claim menu", start=start)
 
 
 def _renege_step(game: Game, legal: list[Entry], layout: Layout) -> Step:

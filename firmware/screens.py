@@ -651,11 +651,27 @@ def menu_window(count: int, cursor: int, rows: int = _MENU_ROWS) -> int:
     return max(0, min(cursor - rows + 2, count - rows)) if cursor >= rows - 1 else 0
 
 
+def _menu_hint(view: View) -> str:
+    """What OK does, for a menu's title bar: said there in the seats layout
+    (its rows are picked by the buttons beside them, OK does something of its
+    own), unless the title already says it or a row is OK's (``OK Done``).
+    The cursor layout's OK, and the seats layout's while its choices are
+    browsed with the arrows, picks the row under the cursor, drawn inverted."""
+    keyed = [choice.key for choice in view.choices]
+    if not view.ok_hint or not any(keyed) or "OK" in keyed or view.ok_hint in view.title:
+        return ""
+    under = view.choices[min(max(view.cursor, 0), len(keyed) - 1)].label
+    return "" if view.ok_hint == f"OK: {under}" else view.ok_hint
+
+
 def _menu(canvas: _Canvas, view: View) -> None:
     """Title bar (the score and trump during a hand, and ``6/7`` when the list
-    scrolls and the title leaves room), four rows, the cursor's row inverted,
-    each choice's button in a small box before its label, and a scroll bar on
-    the right when there are more than four choices."""
+    scrolls and the title leaves room; in the seats layout what OK does,
+    :func:`_menu_hint`: "House rules  OK: keep", or, when the title leaves it
+    no room, in the title's place, the rows saying what the list is), four
+    rows, the cursor's row inverted, each choice's button in a small box
+    before its label, and a scroll bar on the right when there are more than
+    four choices."""
     small = canvas.fonts.small
     choices: tuple[Choice, ...] = view.choices
     count = len(choices)
@@ -668,6 +684,13 @@ def _menu(canvas: _Canvas, view: View) -> None:
     room = WIDTH - 4 - _flag_room(view) - _width(small, corner) - _CHAR_W
     if position and _width(small, title) > room:  # the scroll bar says it too
         corner = " ".join(part for part in (suit_symbol(view.trump), score) if part)
+    hint = _menu_hint(view)
+    if hint:  # OK's words at the right of the title, or in its place when both do not fit
+        both = " ".join(part for part in (hint, corner) if part)
+        room = WIDTH - 4 - _flag_room(view) - _width(small, both) - _CHAR_W
+        if _width(small, title) > room:
+            title, both = hint, corner
+        corner = both
     _title_bar(canvas, view, title, right=corner)
     if not choices:
         canvas.text(2, _MENU_TOP + 2, "(nothing to choose)")

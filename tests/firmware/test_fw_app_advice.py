@@ -415,6 +415,12 @@ def by_the_count(t: Table, m: re.Match[str]) -> None:
     assert _last(t) == f"tricks {choice.label.split()[-1]}"
 
 
+def rest_to_makers(t: Table, m: re.Match[str]) -> None:
+    most = max(int(c.label.split()[-1]) for c in t.referee.step().options)
+    t.press(OK)
+    assert _last(t) == f"tricks {most}"
+
+
 def reneger(t: Table, m: re.Match[str]) -> None:
     seat = _option_keys(t, ("entry",), SEAT_BUTTONS)[0]
     t.press(seat)
@@ -511,6 +517,7 @@ ADVICE: list[tuple[str, Follow]] = [
     (r"OK to claim the rest", claim),
     (r"ALONE for a renege", renege),
     (r"tap the button by the count", by_the_count),
+    (r"OK: the makers took the rest", rest_to_makers),
     (r"tap the seat that reneged", reneger),
     (NAME + r" ordered up partner " + NAME + r" and must go alone", must_go_alone),
     (r"read the screen, then OK to confirm", confirm_later),

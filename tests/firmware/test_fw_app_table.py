@@ -194,7 +194,10 @@ def test_every_step_says_what_ok_does(table: Any) -> None:
     assert referee.view().ok_hint == "OK: claim the rest"
     t.clock.advance(CONFIRM_GUARD_S)  # the trick list read (a quick OK would only ask)
     t.tap("OK")
-    assert referee.view().ok_hint == "OK does nothing in the claim menu"
+    assert referee.view().ok_hint == "OK: took 5"  # the makers took the rest: said, and done
+    t.clock.advance(CONFIRM_GUARD_S)
+    t.tap("OK")
+    assert journal_lines(referee)[-1] == "tricks 5"
 
 
 def test_a_refused_suit_keeps_the_maker_and_the_screen_shows_the_bidding(
@@ -469,7 +472,8 @@ def test_set_up_players_and_rules_with_the_buttons(tmp_path: Path, factory: Any)
         assert referee.view().title == "Whose name? OK: done"
         t.clock.advance(CONFIRM_GUARD_S)  # read (a quick second OK only asks)
         t.tap("OK")  # done with the names
-        t.tap("S")  # done
+        t.clock.advance(CONFIRM_GUARD_S)
+        t.tap("OK")  # done (the row beside OK)
         assert referee.view().kind == "table" and referee.view().house_rules
         t.tap("W")  # Anna deals the first game, to 11
         assert referee.game.rules.target == 11

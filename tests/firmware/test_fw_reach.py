@@ -24,6 +24,7 @@ from typing import Final
 import pytest
 from PIL import ImageOps
 from support.clock import FakeClock
+from support.screen_ok import ok_unsaid
 
 from euchre_core import Rules, Seat
 from euchre_core.events import SetRules
@@ -62,6 +63,8 @@ class Table:
         self.layout = layout
         self.seen: dict[tuple[str, tuple[str, ...]], set[str]] = {}
         self.unseen: list[str] = []
+        self.unsaid: list[str] = []
+        """Frames of a step that do not say, whole, what OK does (:func:`ok_unsaid`)."""
         act = self.app._act
 
         def watched(action: Action) -> None:
@@ -75,6 +78,9 @@ class Table:
         """Draw the frame shown now; what it shows counts as seen for the step."""
         view = self.app.view()
         drawn = draw(view)
+        unsaid = ok_unsaid(view, drawn, self.layout)
+        if unsaid and unsaid not in self.unsaid:
+            self.unsaid.append(unsaid)
         seen = self.seen.setdefault(_key(self.app.step()), set())
         seen.update(drawn.texts + drawn.cut)
         seen.update(choice.label for choice, shown in zip(view.choices, drawn.view.choices)
@@ -127,10 +133,12 @@ def _choose(table: Table, step: Step, index: int) -> Presses:
     return (*presses, option.key)
 
 
-def _walk(layout: Layout, rules: Rules, log: Lines, limit: int) -> tuple[set[str], list[str]]:
+def _walk(layout: Layout, rules: Rules, log: Lines, limit: int,
+          unsaid: list[str] | None = None) -> tuple[set[str], list[str]]:
     """Breadth first over the lists the flow shows after ``log``: every item
     of each is chosen once, each from a fresh referee.  Returns the step
-    names met and the items chosen unseen."""
+    names met and the items chosen unseen; adds to ``unsaid`` the frames
+    that do not say what OK does (:func:`ok_unsaid`)."""
     met: set[str] = set()
     unseen: list[str] = []
     done: set[tuple[str, tuple[str, ...]]] = set()
@@ -162,6 +170,8 @@ def _walk(layout: Layout, rules: Rules, log: Lines, limit: int) -> tuple[set[str
                 table = fresh(prefix)
                 presses = _choose(table, table.app.step(), index)
                 unseen += table.unseen
+                if unsaid is not None:
+                    unsaid += (said for said in table.unsaid if said not in unsaid)
                 if table.app.page is None:
                     todo.append(prefix + presses)
                 table.close()
@@ -186,6 +196,25 @@ def test_every_item_of_every_menu_is_seen_before_it_is_chosen(layout: Layout) ->
     if layout == "seats":
         wanted.add("confirm")  # (the cursor layout's suits are the call)
     assert wanted <= met
+    assert {"game", "new-game"} <= won
+
+
+@pytest.mark.parametrize("layout", ["seats", "cursor"])
+def test_every_frame_of_every_step_says_what_ok_does_whole(layout: Layout) -> None:
+    """SPEC: every screen says what OK will do now.  The walk above (the
+    set-up menu and its pages, a game from a score, the bidding, a misdeal,
+    a lone defender, the claim, a renege, the winner's new game): every frame
+    of a step names what OK does, in words (:func:`ok_unsaid`), drawn whole."""
+    unsaid: list[str] = []
+    met, _ = _walk(layout, Rules(target=1), (), limit=60, unsaid=unsaid)
+    alone = Rules(target=1, defend_alone=True)
+    defended, _ = _walk(layout, alone, (*WON[:1], SetRules(alone).line(), "game dealer=N",
+                                        "make E H alone"), limit=10, unsaid=unsaid)
+    won, _ = _walk(layout, Rules(target=1), WON, limit=10, unsaid=unsaid)
+    assert unsaid == []
+    met |= defended
+    assert {"setup", "setup-names", "setup-name", "setup-rules", "setup-score", "maker",
+            "misdeal", "trick", "claim", "renege", "defend"} <= met
     assert {"game", "new-game"} <= won
 
 

@@ -27,6 +27,7 @@ from typing import Final
 
 import pytest
 from support.clock import FakeClock
+from support.screen_ok import ok_unsaid
 
 from euchre_core import SEATS, Rules, Seat
 from euchre_core.events import MAX_NAME
@@ -95,6 +96,9 @@ class Walk:
         where = f"{view.kind} screen ({view.title or view.prompt!r}, message {view.message!r})"
         if drawn.cut:
             self.faults.append(f"{where}: cut {drawn.cut}")
+        unsaid = ok_unsaid(view, drawn, self.app.config.layout)
+        if unsaid and not drawn.cut:
+            self.faults.append(unsaid)
         shown = drawn.view  # one form of each name on one frame
         forms: dict[str, set[str]] = {}
         for full, short in ((view.dealer, shown.dealer), (view.leader, shown.leader),
@@ -143,8 +147,9 @@ def _walk(layout: Layout, names: dict[Seat, str], rules: Rules, seed: int,
 @pytest.mark.parametrize("names", sorted(NAME_SETS))
 @pytest.mark.parametrize("layout", ["seats", "cursor"])
 def test_no_line_the_table_needs_is_cut(layout: Layout, names: str) -> None:
-    """Whole games in each set of rules: no frame has a cut text, and the walks
-    met every kind of screen (and messages over them)."""
+    """Whole games in each set of rules: no frame has a cut text, every frame
+    of a step says what OK does (:func:`support.screen_ok.ok_unsaid`), and the
+    walks met every kind of screen (and messages over them)."""
     faults: list[str] = []
     kinds: set[str] = set()
     for number, rules in enumerate(RULES):
