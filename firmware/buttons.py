@@ -99,7 +99,7 @@ def hold_opens_help(layout: str, button: str) -> bool:
 def help_lines(layout: str) -> tuple[str, ...]:
     """The help screen's lines for a layout (``seats`` or ``cursor``): the
     buttons, the long press that opens the help, and the pages OK turns to
-    from it (every page of :data:`PAGES` named; the first five lines are the
+    from it (every page of :data:`PAGES` named; the first four lines are the
     ones a small screen shows without scrolling)."""
     then = f"OK now: {', '.join(PAGES[1:])}"
     if layout == "cursor":
@@ -119,5 +119,5 @@ def help_lines(layout: str) -> tuple[str, ...]:
         f"{LABELS[UNDO]}: back one step",
         then,
         f"Hold {LABELS[ALONE]}: help",
-        "OK: what the screen says",
+        "OK: as shown",  # (every screen says what OK does; one line: two screens of four)
     )

@@ -803,23 +803,26 @@ def _confirm(canvas: _Canvas, view: View) -> None:
 
 _PAGE_ROWS: Final = 5
 _PAGE_TOP: Final = 13
+_TEXT_ROWS: Final = 4
+"""Lines of a text page's screen: the bottom row says what OK (or any
+button) does (:func:`_text_page`)."""
 
 
 def pages(view: View, fonts: Fonts) -> list[list[str]]:
     """A text page's lines (``help``, ``notice``, ``rules``, ``hands``) in
-    pages of five: each of ``view.lines`` word-wrapped whole, an item kept on
+    pages of four: each of ``view.lines`` word-wrapped whole, an item kept on
     one page unless it is longer than a page.  Nothing is cut."""
     width = WIDTH - 2
     items = [wrap(item, fonts.small, width, 99) for item in view.lines if item.strip()]
-    if sum(len(item) for item in items) > _PAGE_ROWS:  # room for the scroll bar
+    if sum(len(item) for item in items) > _TEXT_ROWS:  # room for the scroll bar
         width = WIDTH - 6
         items = [wrap(item, fonts.small, width, 99) for item in view.lines if item.strip()]
     out: list[list[str]] = [[]]
     for item in items:
-        if out[-1] and len(out[-1]) + len(item) > _PAGE_ROWS:
+        if out[-1] and len(out[-1]) + len(item) > _TEXT_ROWS:
             out.append([])
         for line in item:
-            if len(out[-1]) == _PAGE_ROWS:
+            if len(out[-1]) == _TEXT_ROWS:
                 out.append([])
             out[-1].append(line)
     return out
@@ -831,10 +834,11 @@ def page_lines(view: View, fonts: Fonts) -> list[str]:
 
 
 def _text_page(canvas: _Canvas, view: View, mark: str) -> None:
-    """A title bar and five lines; every line is wrapped whole.  When there
-    are more, they are pages: ``view.cursor`` is the page shown, the bar says
-    which (``2/3``, when the title leaves room) and a scroll bar on the right
-    shows where."""
+    """A title bar, four lines and, inverted on the bottom row, what OK (or
+    any button) does now (``OK: house rules``); every line is wrapped whole.
+    When there are more, they are pages: ``view.cursor`` is the page shown,
+    the bar says which (``2/3``, when the title leaves room) and a scroll bar
+    on the right shows where."""
     small = canvas.fonts.small
     book = pages(view, canvas.fonts)
     page = max(0, min(view.cursor, len(book) - 1))
@@ -845,14 +849,20 @@ def _text_page(canvas: _Canvas, view: View, mark: str) -> None:
     _title_bar(canvas, view, view.title, mark, right=position)
     for i, line in enumerate(book[page]):
         canvas.text(1, _PAGE_TOP + i * _PITCH, line)
-    if len(book) > 1:
-        _scroll_bar(canvas, page, len(book), 1, _PAGE_TOP - 1)
-
-
-def _scroll_bar(canvas: _Canvas, first: int, count: int, rows: int, top: int) -> None:
-    """A track on the right edge from ``top`` down, the thumb where rows
-    ``first .. first + rows`` of ``count`` are."""
     bottom = HEIGHT - 1
+    if view.ok_hint:
+        canvas.draw.rectangle((0, _SELECTOR_TOP, WIDTH - 1, HEIGHT - 1), fill=ON)
+        cap_top = _SELECTOR_TOP + (HEIGHT - _SELECTOR_TOP - _CAP_HEIGHT) // 2
+        canvas.text_center(cap_top, fit(view.ok_hint, small, WIDTH - 2), fill=OFF)
+        bottom = _SELECTOR_TOP - 2
+    if len(book) > 1:
+        _scroll_bar(canvas, page, len(book), 1, _PAGE_TOP - 1, bottom)
+
+
+def _scroll_bar(canvas: _Canvas, first: int, count: int, rows: int, top: int,
+                bottom: int = HEIGHT - 1) -> None:
+    """A track on the right edge from ``top`` down to ``bottom``, the thumb
+    where rows ``first .. first + rows`` of ``count`` are."""
     canvas.draw.line((WIDTH - 2, top, WIDTH - 2, bottom), fill=ON)
     span = bottom - top + 1
     thumb = max(4, span * rows // count)

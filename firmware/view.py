@@ -54,8 +54,9 @@ class View(NamedTuple):
     - ``hands``: ``title`` and ``lines``: the last hand and the hands so far.
 
     The text pages (``help``, ``notice``, ``rules``, ``hands``) show every line
-    whole, five to a page: ``cursor`` is the page shown (from 0).  A menu shows
-    the score, and ``trump`` when given (the claim keeps them in view).
+    whole, four to a screen, over what OK does (``ok_hint``): ``cursor`` is
+    the screen shown (from 0).  A menu shows the score, and ``trump`` when
+    given (the claim keeps them in view).
 
     ``message`` is shown over any layout for a moment: a rejection in words
     ("Ragnar sits out: Anna went alone") when ``message_is_error``, else info.

@@ -59,7 +59,7 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
                      ok_hint="any button: back", **base)
         count = page_screens(shown)
         if page_at + 1 < count:
-            shown = shown._replace(ok_hint=f"any button: page {page_at + 2} of {count}")
+            shown = shown._replace(ok_hint=f"any button: page {page_at + 2}/{count}")
         return shown
     if page is not None:
         index = PAGES.index(page)

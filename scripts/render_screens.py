@@ -72,6 +72,16 @@ def press(app: Referee, clock: FakeClock, *buttons: str) -> None:
         app.press(button)
 
 
+def turn_to(app: Referee, clock: FakeClock, page: str) -> None:
+    """OK, screen after screen, until the first screen of ``page`` (``rules``,
+    ``hands``...) is up: however many screens the pages before it take."""
+    for _ in range(20):
+        if app.page == page and app.page_at == 0:
+            return
+        press(app, clock, "OK")
+    raise RuntimeError(f"OK never turned to the {page} page")
+
+
 Shot = View
 """A view the app showed."""
 Scene = Callable[[], dict[str, Shot]]
@@ -108,7 +118,7 @@ def seats_game() -> dict[str, Shot]:
         shots["help_seats"] = shot(app)
         press(app, clock, "OK")  # the help's second screen
         shots["help_seats_2"] = shot(app)
-        press(app, clock, "OK", "OK")  # from help: the rules page, then the hands so far
+        turn_to(app, clock, "hands")  # from help: the rules page, then the hands so far
         shots["hands_page"] = shot(app)
         press(app, clock, "OK")  # the players' stats (not shot: tests/firmware/test_fw_stats.py)
         while app.page == "stats":
@@ -143,7 +153,8 @@ def house_rules_game() -> dict[str, Shot]:
         press(app, clock, "N", "S", "DIAMONDS", "ALONE", "OK")  # N deals; Anna alone
         press(app, clock, "W")  # Þórhildur defends alone
         shots["lone_defender"] = shot(app)
-        press(app, clock, "HELP", "OK", "OK")  # help (two screens), then the rules page
+        press(app, clock, "HELP")
+        turn_to(app, clock, "rules")  # the help's screens, then the rules page
         shots["rules_page"] = shot(app)
     return shots
 

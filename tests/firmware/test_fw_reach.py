@@ -280,6 +280,7 @@ def test_every_screen_of_every_page_is_reached_with_ok(tmp_path: Path, layout: L
     last = table.app.page_at
     table.press("PREV")
     assert (table.app.page, table.app.page_at) == ("hands", last - 1)
+    assert table.unsaid == []  # each screen says what OK does: its next screen, or page
     table.close()
 
 
@@ -293,6 +294,7 @@ def test_a_notice_longer_than_a_screen_is_shown_whole(tmp_path: Path) -> None:
         if table.app.notice is None:
             break
         drawn.update(draw(table.app.view()).texts)
+        assert ok_unsaid(table.app.view(), draw(table.app.view()), "seats") is None
         table.press("N")
     assert table.app.notice is None
     expected = {line for screen in pages(table.app.view()._replace(kind="notice", lines=lines),
@@ -346,7 +348,7 @@ def test_the_help_names_every_page_and_how_to_reach_it(tmp_path: Path, layout: L
 
 def test_a_long_notice_says_what_a_press_does_on_each_screen(tmp_path: Path) -> None:
     """A notice's words for a press are true on every screen: its next screen
-    ("any button: page 2 of 3") until the last, whose press goes back."""
+    ("any button: page 2/3") until the last, whose press goes back."""
     table = Table("seats", Rules(), tmp_path)
     lines = tuple(f"Line {number} of a long notice the table must read" for number in range(6))
     table.app.notice = ("Journal damaged", lines)
@@ -361,6 +363,6 @@ def test_a_long_notice_says_what_a_press_does_on_each_screen(tmp_path: Path) -> 
             assert table.app.notice is None
         else:
             assert table.app.notice is not None
-            assert hint == f"any button: page {table.app.page_at + 1} of {count}"
+            assert hint == f"any button: page {table.app.page_at + 1}/{count}"
     assert said[-1] == "any button: back" and table.app.notice is None
     table.close()

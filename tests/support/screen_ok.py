@@ -10,13 +10,15 @@ from firmware.buttons import Layout
 from firmware.screens import Drawn
 from firmware.view import View
 
-STEP_KINDS: Final = ("table", "menu", "winner", "confirm")
-"""The layouts a step of the flow is drawn in (the pages, a notice and a
-hand's result are over the table: not steps)."""
+SAID_KINDS: Final = ("table", "menu", "winner", "confirm", "help", "rules", "hands", "stats",
+                     "notice")
+"""The layouts that say what OK does: a step of the flow's, and the pages
+over the table (a notice: what any button does).  Not yet a hand's result
+(it goes by itself after 3 s; any button dismisses it)."""
 
 
 def ok_unsaid(view: View, drawn: Drawn, layout: Layout) -> str | None:
-    """Why a step's frame does not say what OK does now (None: it does, whole).
+    """Why a frame does not say what OK does now (None: it does, whole).
 
     Said: its :attr:`~firmware.view.View.ok_hint` (OK's words, or "OK does
     nothing ..."), as drawn (the names shortened alike), on its lines; or a
@@ -26,7 +28,7 @@ def ok_unsaid(view: View, drawn: Drawn, layout: Layout) -> str | None:
     game's confirmation's "OK: start" under the game it starts.  A frame with
     a cut text does not say it whole.  A message up over the step (a refusal,
     for a moment) is left out: the frame under it is checked."""
-    if view.kind not in STEP_KINDS or view.message is not None:
+    if view.kind not in SAID_KINDS or view.message is not None:
         return None
     where = f"{view.kind} {(view.title or view.prompt)!r}"
     if drawn.cut:
