@@ -727,25 +727,36 @@ def _menu(canvas: _Canvas, view: View) -> None:
         canvas.draw.rectangle((WIDTH - 3, start, WIDTH - 1, start + thumb - 1), fill=ON)
 
 
+def _ok_row(canvas: _Canvas, text: str) -> int:
+    """What OK (or any button) does, black on the lit bottom row (where the
+    cursor layout's choice is); returns the last row left above it."""
+    canvas.draw.rectangle((0, _SELECTOR_TOP, WIDTH - 1, HEIGHT - 1), fill=ON)
+    cap_top = _SELECTOR_TOP + (HEIGHT - _SELECTOR_TOP - _CAP_HEIGHT) // 2
+    canvas.text_center(cap_top, fit(text, canvas.fonts.small, WIDTH - 2), fill=OFF)
+    return _SELECTOR_TOP - 2
+
+
 def _result(canvas: _Canvas, view: View) -> None:
     """The hand's result: title and score in the bar, the lines large below
     (Terminus Bold 14, centred) or, if one is too long for that, small and
-    word-wrapped."""
+    word-wrapped; what a press does on the bottom row."""
     fonts = canvas.fonts
     score = f"NS {view.score_ns}  EW {view.score_ew}"
     canvas.bar()
     score_left = canvas.text_right(WIDTH - 2 - _flag_room(view), 1, score, fill=OFF)
     canvas.text(2, 1, fit(view.title, fonts.small, score_left - 2 - _CHAR_W), fill=OFF)
+    bottom = _ok_row(canvas, view.ok_hint) + 1 if view.ok_hint else HEIGHT
     lines = [line for line in view.lines if line.strip()]
     if not lines:
         return
+    tight = bottom < HEIGHT  # (three large lines or four small ones still fit)
     if len(lines) <= 3 and all(_width(fonts.bold, line) <= WIDTH - 2 for line in lines):
-        font, pitch, cap_h = fonts.bold, 17, 10  # Terminus 14: capitals rows 2..11
+        font, pitch, cap_h = fonts.bold, 15 if tight else 17, 10  # Terminus 14: caps rows 2..11
     else:
-        font, pitch, cap_h = fonts.small, _PITCH + 1, _CAP_HEIGHT
+        font, pitch, cap_h = fonts.small, _PITCH if tight else _PITCH + 1, _CAP_HEIGHT
         lines = wrap_lines(lines, font, WIDTH - 2, 4)
     block = pitch * (len(lines) - 1) + cap_h
-    top = _BAR_H + (HEIGHT - _BAR_H - block + 1) // 2
+    top = _BAR_H + (bottom - _BAR_H - block + 1) // 2
     for i, line in enumerate(lines):
         canvas.text_center(top + i * pitch, line, font=font)
 
@@ -849,12 +860,7 @@ def _text_page(canvas: _Canvas, view: View, mark: str) -> None:
     _title_bar(canvas, view, view.title, mark, right=position)
     for i, line in enumerate(book[page]):
         canvas.text(1, _PAGE_TOP + i * _PITCH, line)
-    bottom = HEIGHT - 1
-    if view.ok_hint:
-        canvas.draw.rectangle((0, _SELECTOR_TOP, WIDTH - 1, HEIGHT - 1), fill=ON)
-        cap_top = _SELECTOR_TOP + (HEIGHT - _SELECTOR_TOP - _CAP_HEIGHT) // 2
-        canvas.text_center(cap_top, fit(view.ok_hint, small, WIDTH - 2), fill=OFF)
-        bottom = _SELECTOR_TOP - 2
+    bottom = _ok_row(canvas, view.ok_hint) if view.ok_hint else HEIGHT - 1
     if len(book) > 1:
         _scroll_bar(canvas, page, len(book), 1, _PAGE_TOP - 1, bottom)
 

@@ -109,7 +109,7 @@ def build_view(game: Game, state: FlowState, layout: Layout, step: Callable[[], 
         reason = play_on_reason(game)
         return View(kind="result", title=f"Hand {result.number}",
                     lines=lines + (reason,) if reason else lines,
-                    ok_hint="any button: back to the table", **base)
+                    ok_hint="any button: back", **base)
     choices: tuple[Choice, ...] = ()
     if layout == "cursor" or browsing or now_step.menu:
         choices = tuple(Choice(o.label, o.key if layout == "seats" else "")

@@ -11,10 +11,10 @@ from firmware.screens import Drawn
 from firmware.view import View
 
 SAID_KINDS: Final = ("table", "menu", "winner", "confirm", "help", "rules", "hands", "stats",
-                     "notice")
-"""The layouts that say what OK does: a step of the flow's, and the pages
-over the table (a notice: what any button does).  Not yet a hand's result
-(it goes by itself after 3 s; any button dismisses it)."""
+                     "notice", "result")
+"""The layouts that say what OK does: a step of the flow's, and what is up
+over the table: the pages, a notice and a hand's result (what any button
+does)."""
 
 
 def ok_unsaid(view: View, drawn: Drawn, layout: Layout) -> str | None:
