@@ -128,6 +128,10 @@ class PeerWatch:
         """Open events still to come that this process caused itself."""
         self._closes_ours = 0
         self._left = False
+        self._emptied = False
+        """The events brought the count to zero, and the master said somebody
+        was there: a newcomer who got in while the mark was off for the
+        check (its open event still to come), or opens that inotify merged."""
         self._check_at: float | None = None
         self._lock = threading.RLock()
         self._fd = -1
@@ -227,17 +231,24 @@ class PeerWatch:
         if not (closed or due):
             return
         self._check_at = None
+        rechecked = self._emptied and not closed
         if not self._anyone():
-            self._left = self._left or closed or self._others > 0
-            self._others = 0
+            self._left = self._left or closed or self._others > 0 or self._emptied
+            self._others, self._emptied = 0, False
             return
-        self._others = max(self._others, 1)  # opens merged: one is still there
-        if closed:
-            self._check_at = time.monotonic() + self.SETTLE_S
+        if self._read():  # (a newcomer's open is read here; another close: look again)
+            self._check_at = time.monotonic()
+        if self._others == 0:  # the count says nobody, the master somebody
+            self._others = 1
+            self._emptied = True  # a newcomer whose open is still to come, or merged opens
+        elif rechecked and self._emptied:  # no open came: the opens had merged
+            self._emptied = False
+        if closed or self._emptied:
+            self._check_at = self._check_at or time.monotonic() + self.SETTLE_S
 
     def _read(self) -> bool:
         """Apply the unread events; whether a peer closed (or events were lost)."""
-        closed = emptied = False
+        closed = False
         while self._fd >= 0:
             try:
                 data = os.read(self._fd, 4096)
@@ -255,9 +266,9 @@ class PeerWatch:
                 elif mask & self._IN_OPEN:
                     if self._opens_ours:
                         self._opens_ours -= 1
-                    elif emptied:  # the last peer went, then one came
-                        self._left, emptied = True, False
-                        self._others += 1
+                    elif self._emptied:  # the last peer went, then one came
+                        self._left, self._emptied = True, False
+                        self._others = 1  # (it may be counted already: _look)
                     else:
                         self._others += 1
                 elif mask & self._IN_CLOSE:
@@ -266,7 +277,7 @@ class PeerWatch:
                         continue
                     closed = True
                     self._others = max(0, self._others - 1)
-                    emptied = self._others == 0
+                    self._emptied = self._others == 0
         return closed
 
     def _anyone(self) -> bool:
