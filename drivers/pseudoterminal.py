@@ -98,10 +98,12 @@ class PeerWatch:
       descriptor of the slave is open (Linux sets TTY_OTHER_CLOSED at the
       slave's last close and clears it at its next open).  After every close
       (or lost events) the count is checked against it (:meth:`_anyone`):
-      nobody there sets it to zero, somebody there while it says nobody sets
-      it to one.  inotify reports a close just before the closing program's
-      descriptor is let go, so a check that finds somebody is made once more
-      :data:`SETTLE_S` later.
+      nobody there sets it to zero; somebody there while it says nobody sets
+      it to one, pending: a newcomer who got in while the mark was off for the
+      check (its open, when read, says the last peer left) or opens that
+      merged (no open comes by the next check).  inotify reports a close just
+      before the closing program's descriptor is let go, so a check that finds
+      somebody is made once more :data:`SETTLE_S` later.
 
     Counting starts when nobody has the slave open.  :meth:`left` says whether
     the count fell to zero since the last call: a peer left, even if another
