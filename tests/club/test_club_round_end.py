@@ -63,7 +63,10 @@ def night(tmp_path: Path, mosquitto: Mosquitto, request: pytest.FixtureRequest
 
 def play_the_round(box: pexpect.spawn) -> None:
     box.expect_exact("Round 1: table 1")
-    box.send("n")  # the round's notice: any button dismisses it
+    # The round's notice (the seats and the format: two screens), a press a screen.
+    while box.expect_exact(["any button: page", "any button: back"]) == 0:
+        box.send("n")
+    box.send("n")
     box.expect_exact("first dealer")
     for key, shown in HAND_KEYS:
         box.send(key)
