@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support.app_kit import FakeClock, journal_lines
+from support.app_kit import FakeClock, journal_lines, open_referee, ram_dir
 
 from euchre_core import Rules, Seat, Suit, write_log
 from firmware.app import Referee
@@ -41,9 +41,7 @@ from firmware.buttons import (
     SUIT_BUTTONS,
     UNDO,
 )
-from firmware.config import Config
 from firmware.flow import FlowState
-from firmware.journal import Store
 
 STANDARD = Rules()
 SCENES: list[tuple[str, Rules, str]] = [
@@ -82,20 +80,16 @@ SCENES: list[tuple[str, Rules, str]] = [
 """Table states (name, house rules, seats-layout presses from a fresh box)."""
 
 
-def _shm() -> Path | None:
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and shm.stat().st_mode & 0o002 else None
-
 
 @pytest.fixture(scope="module")
 def scenes() -> Iterator[dict[str, tuple[Rules, Path]]]:
     """Each scene's journal, made once by pressing its buttons."""
-    with tempfile.TemporaryDirectory(dir=_shm(), prefix="advice-") as root:
+    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="advice-") as root:
         made = {}
         for name, rules, presses in SCENES:
             path = Path(root) / re.sub(r"\W+", "-", name)
             path.mkdir()
-            referee = _open(path, rules, "seats")
+            referee = open_referee(path, rules, "seats")
             for button in presses.split():
                 _settle(referee)
                 referee.press(button)
@@ -104,11 +98,6 @@ def scenes() -> Iterator[dict[str, tuple[Rules, Path]]]:
             referee.store.close()
             made[name] = (rules, path)
         yield made
-
-
-def _open(path: Path, rules: Rules, layout: str, clock: FakeClock | None = None) -> Referee:
-    config = Config(state_dir=path, rules=rules, layout=layout)  # type: ignore[arg-type]
-    return Referee(config, Store(path), renderer=lambda view: view, clock=clock or FakeClock())
 
 
 def _settle(referee: Referee) -> None:
@@ -159,7 +148,7 @@ def table(scenes: dict[str, tuple[Rules, Path]]) -> Iterator[Callable[[str, str]
     past an ordinary user's 1,024 open files)."""
     opened: list[Referee] = []
     made = 0
-    with tempfile.TemporaryDirectory(dir=_shm(), prefix="advice-") as root:
+    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="advice-") as root:
 
         def make(scene: str, layout: str) -> Table:
             nonlocal made
@@ -170,7 +159,7 @@ def table(scenes: dict[str, tuple[Rules, Path]]) -> Iterator[Callable[[str, str]
             made += 1
             shutil.copytree(path, copy, ignore=shutil.ignore_patterns("referee.lock"))
             clock = FakeClock()
-            opened.append(_open(copy, rules, layout, clock))
+            opened.append(open_referee(copy, rules, layout, clock))
             return Table(opened[-1], clock, layout)
 
         yield make

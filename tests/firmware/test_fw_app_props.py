@@ -5,14 +5,13 @@ finished game, with the new game's line kept in its flow)."""
 
 from __future__ import annotations
 
-import os
 import random
 import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.app_kit import FakeClock, press
+from support.app_kit import FakeClock, press, ram_dir
 
 from euchre_core import Rules, replay, write_log
 from firmware.app import Referee
@@ -21,7 +20,6 @@ from firmware.flow import FlowState
 from firmware.journal import Store
 
 # The journal commits with fsync; a RAM-backed directory keeps 1000s of presses fast.
-SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 SEATS_BUTTONS = [*DEFAULT_PINS, "HELP"]
 CURSOR_BUTTONS = list(CURSOR_PINS)
@@ -35,7 +33,7 @@ PROPS = settings(max_examples=30, deadline=None,
 
 
 def play(layout: str, rules: Rules, buttons: list[str], weights_seed: int) -> None:
-    with tempfile.TemporaryDirectory(dir=SCRATCH) as scratch:
+    with tempfile.TemporaryDirectory(dir=ram_dir()) as scratch:
         clock = FakeClock()
         config = Config(state_dir=Path(scratch), layout=layout, rules=rules)  # type: ignore[arg-type]
         referee = Referee(config, Store(Path(scratch)), clock=clock,

@@ -27,14 +27,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.app_kit import FakeClock, journal_lines
+from support.app_kit import FakeClock, journal_lines, open_referee, ram_dir
 
 from euchre_core import Rules, write_log
 from firmware.app import Referee
 from firmware.buttons import CONFIRM_GUARD_S, NEXT, OK, PREV, twice_quickly
-from firmware.config import Config
 from firmware.flow import Action, FlowState
-from firmware.journal import Store
 
 SCENES: list[tuple[str, Rules, str]] = [
     ("fresh box", Rules(), ""),
@@ -74,15 +72,6 @@ QUICK_S = 0.1
 """A double tap: the second OK this soon after the first."""
 
 
-def _shm() -> Path | None:
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and shm.stat().st_mode & 0o002 else None
-
-
-def _open(path: Path, rules: Rules, layout: str) -> Referee:
-    config = Config(state_dir=path, rules=rules, layout=layout)  # type: ignore[arg-type]
-    return Referee(config, Store(path), renderer=lambda view: view, clock=FakeClock())
-
 
 def _clock(referee: Referee) -> FakeClock:
     assert isinstance(referee.clock, FakeClock)
@@ -98,12 +87,12 @@ def _settled(referee: Referee, button: str) -> None:
 
 @pytest.fixture(scope="module")
 def scenes() -> Iterator[dict[str, tuple[Rules, Path]]]:
-    with tempfile.TemporaryDirectory(dir=_shm(), prefix="quick-ok-") as root:
+    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="quick-ok-") as root:
         made = {}
         for name, rules, presses in SCENES:
             path = Path(root) / re.sub(r"\W+", "-", name)
             path.mkdir()
-            referee = _open(path, rules, "seats")
+            referee = open_referee(path, rules, "seats")
             for button in presses.split():
                 _settled(referee, button)
             assert not (referee.message and referee.message_is_error), (name, referee.message)
@@ -140,18 +129,18 @@ def _ok_does(referee: Referee, layout: str) -> Action | None:
 def test_a_quick_second_ok_never_answers_what_the_first_opened(
         scenes: dict[str, tuple[Rules, Path]]) -> None:
     met: dict[str, set[tuple[str, str]]] = {"seats": set(), "cursor": set()}
-    with tempfile.TemporaryDirectory(dir=_shm(), prefix="quick-ok-") as root:
+    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="quick-ok-") as root:
         made = 0
         for layout in ("seats", "cursor"):
             for scene, (rules, path) in scenes.items():
-                probe = _open(path, rules, layout)
+                probe = open_referee(path, rules, layout)
                 ways = _ways(probe, layout)
                 probe.store.close()
                 for way in ways:
                     copy = Path(root) / f"{made}"
                     made += 1
                     shutil.copytree(path, copy, ignore=shutil.ignore_patterns("referee.lock"))
-                    referee = _open(copy, rules, layout)
+                    referee = open_referee(copy, rules, layout)
                     try:
                         opened = _press_twice(referee, layout, way)
                     except AssertionError as error:

@@ -6,7 +6,6 @@ a fresh Store (and the audit at open) finds exactly the acknowledged lines."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.app_kit import ram_dir
 
 from firmware.journal import (
     ACKS_NAME,
@@ -25,9 +25,6 @@ from firmware.journal import (
     read_acks,
 )
 from firmware.journal.audit import audit_journal
-
-# The journal commits with fsync; a RAM-backed directory keeps many writes fast.
-SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 GOOD = st.text(max_size=12)  # hypothesis never draws surrogates here
 SURROGATE = st.sampled_from(["\ud800", "\udfff", "\udcff"])  # \udcff: a byte surrogateescape'd
@@ -152,7 +149,7 @@ def audited(state_dir: Path, kept: Kept) -> None:
 @given(st.lists(GOOD, max_size=3), st.lists(OPS, max_size=25))
 def test_good_and_bad_writes_interleaved_keep_exactly_the_acknowledged(
         first: list[str], ops: list[tuple]) -> None:  # type: ignore[type-arg]
-    with tempfile.TemporaryDirectory(dir=SCRATCH) as scratch:
+    with tempfile.TemporaryDirectory(dir=ram_dir()) as scratch:
         state_dir = Path(scratch)
         store = Store(state_dir)
         kept = Kept()

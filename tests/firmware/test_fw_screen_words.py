@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Final
 
 import pytest
+from support.app_kit import ram_dir
 from support.clock import FakeClock
 from support.screen_ok import ok_unsaid
 
@@ -59,17 +60,12 @@ RULES: Final = (
 """Short games (a walk reaches the winner), with the house rules whose words differ."""
 
 
-def _shm() -> Path | None:
-    """A tmpfs for the journals when there is one (the walk writes every entry)."""
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and shm.stat().st_mode & 0o002 else None
-
 
 @contextmanager
 def _referee(layout: Layout, names: dict[Seat, str], rules: Rules,
              seed: int = 0) -> Iterator[tuple[Referee, FakeClock]]:
     clock = FakeClock()
-    with tempfile.TemporaryDirectory(dir=_shm(), prefix="words-") as state:
+    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="words-") as state:
         config = Config(state_dir=Path(state), layout=layout, names=dict(names), rules=rules)
         app = Referee(config, Store(Path(state)), renderer=lambda view: view, clock=clock,
                       rng=random.Random(seed))

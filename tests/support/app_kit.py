@@ -7,6 +7,7 @@ SSD1306 RAM model, a bouncing MockPin), imported, not copied.
 
 from __future__ import annotations
 
+import os
 import queue
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -37,11 +38,29 @@ __all__ = [
     "assert_replays",
     "choose",
     "journal_lines",
+    "open_referee",
     "pin_tables",
     "press",
     "press_all",
+    "ram_dir",
     "wait_out_result",
 ]
+
+
+def ram_dir() -> str | None:
+    """/dev/shm when this user may write there (a journal's flushes cost
+    nothing on a tmpfs: walks that write thousands of entries), else None
+    (the system's temporary directory)."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def open_referee(path: Path, rules: Rules, layout: str,
+                 clock: FakeClock | None = None) -> Referee:
+    """A referee on the journal in ``path``, drawing nothing (its renderer
+    returns the view), on a fake clock."""
+    config = Config(state_dir=path, rules=rules, layout=layout)  # type: ignore[arg-type]
+    return Referee(config, Store(path), renderer=lambda view: view, clock=clock or FakeClock())
 
 
 def press(name: str, kind: EventKind = PRESS) -> ButtonEvent:
