@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from support.app_kit import FakeClock, journal_lines, open_referee, ram_dir
+from support.app_kit import FakeClock, journal_lines, open_referee, ram_dir, scene_journals
 
 from euchre_core import Rules, Seat, Suit, write_log
 from firmware.app import Referee
@@ -84,20 +84,12 @@ SCENES: list[tuple[str, Rules, str]] = [
 @pytest.fixture(scope="module")
 def scenes() -> Iterator[dict[str, tuple[Rules, Path]]]:
     """Each scene's journal, made once by pressing its buttons."""
-    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="advice-") as root:
-        made = {}
-        for name, rules, presses in SCENES:
-            path = Path(root) / re.sub(r"\W+", "-", name)
-            path.mkdir()
-            referee = open_referee(path, rules, "seats")
-            for button in presses.split():
-                _settle(referee)
-                referee.press(button)
-            assert referee.message is None or not referee.message_is_error, (
-                name, referee.message)
-            referee.store.close()
-            made[name] = (rules, path)
-        yield made
+    yield from scene_journals("advice-", SCENES, _settled_press)
+
+
+def _settled_press(referee: Referee, button: str) -> None:
+    _settle(referee)
+    referee.press(button)
 
 
 def _settle(referee: Referee) -> None:

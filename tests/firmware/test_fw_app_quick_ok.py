@@ -20,14 +20,13 @@ when there is one).  Default names: N=Ragnar E=Sigríður S=South W=Anna.
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.app_kit import FakeClock, journal_lines, open_referee, ram_dir
+from support.app_kit import FakeClock, journal_lines, open_referee, ram_dir, scene_journals
 
 from euchre_core import Rules, write_log
 from firmware.app import Referee
@@ -87,18 +86,7 @@ def _settled(referee: Referee, button: str) -> None:
 
 @pytest.fixture(scope="module")
 def scenes() -> Iterator[dict[str, tuple[Rules, Path]]]:
-    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix="quick-ok-") as root:
-        made = {}
-        for name, rules, presses in SCENES:
-            path = Path(root) / re.sub(r"\W+", "-", name)
-            path.mkdir()
-            referee = open_referee(path, rules, "seats")
-            for button in presses.split():
-                _settled(referee, button)
-            assert not (referee.message and referee.message_is_error), (name, referee.message)
-            referee.store.close()
-            made[name] = (rules, path)
-        yield made
+    yield from scene_journals("quick-ok-", SCENES, _settled)
 
 
 def _snapshot(referee: Referee) -> tuple[str, list[str], str, str]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import queue
+import re
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,6 +45,7 @@ __all__ = [
     "press",
     "press_all",
     "ram_dir",
+    "scene_journals",
     "wait_out_result",
 ]
 
@@ -61,6 +64,26 @@ def open_referee(path: Path, rules: Rules, layout: str,
     returns the view), on a fake clock."""
     config = Config(state_dir=path, rules=rules, layout=layout)  # type: ignore[arg-type]
     return Referee(config, Store(path), renderer=lambda view: view, clock=clock or FakeClock())
+
+
+def scene_journals(prefix: str, scenes: list[tuple[str, Rules, str]],
+                   press: Callable[[Referee, str], None],
+                   ) -> Iterator[dict[str, tuple[Rules, Path]]]:
+    """Each scene's journal (name, house rules, seats-layout presses from a
+    fresh box), made once in a RAM directory by ``press`` for each button;
+    yields the scenes' rules and directories by name (a fixture's body)."""
+    with tempfile.TemporaryDirectory(dir=ram_dir(), prefix=prefix) as root:
+        made = {}
+        for name, rules, presses in scenes:
+            path = Path(root) / re.sub(r"\W+", "-", name)
+            path.mkdir()
+            referee = open_referee(path, rules, "seats")
+            for button in presses.split():
+                press(referee, button)
+            assert not (referee.message and referee.message_is_error), (name, referee.message)
+            referee.store.close()
+            made[name] = (rules, path)
+        yield made
 
 
 def press(name: str, kind: EventKind = PRESS) -> ButtonEvent:
