@@ -495,7 +495,7 @@ class Store:
         previous = 0 if tail is None else int(tail[2])
         if previous != self._tail.crc:
             raise sqlite3.DatabaseError("the journal changed outside this referee")
-        if tail is not None and tail[0] > game_id:
+        if game_id < self._tail.top or (tail is not None and tail[0] > game_id):
             raise JournalError(f"game {game_id} is not the newest game: it takes no lines")
         seq = tail[1] + 1 if tail is not None and tail[0] == game_id else 0
         rows = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.app_kit import ram_dir
 
@@ -147,6 +147,7 @@ def audited(state_dir: Path, kept: Kept) -> None:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(GOOD, max_size=3), st.lists(OPS, max_size=25))
+@example(first=[], ops=[("new game", []), ("older game", "")])  # the newest game has no line yet
 def test_good_and_bad_writes_interleaved_keep_exactly_the_acknowledged(
         first: list[str], ops: list[tuple]) -> None:  # type: ignore[type-arg]
     with tempfile.TemporaryDirectory(dir=ram_dir()) as scratch:
